@@ -1,0 +1,39 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "assetsync",
+    products: [
+        .executable(name: "assetsync", targets: ["assetsync"]),
+        .library(name: "AssetSync", targets: ["AssetSync"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(
+            name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Sources/CCurlShim"),
+        .target(
+            name: "AssetSync",
+            dependencies: ["CCurl", "CCurlShim", "CLibXML2", "CZlib"],
+            path: "Sources/AssetSync",
+            swiftSettings: strict),
+        .executableTarget(
+            name: "assetsync", dependencies: ["AssetSync"], path: "Sources/assetsync",
+            swiftSettings: strict),
+        .testTarget(
+            name: "AssetSyncTests", dependencies: ["AssetSync", "CZlib"],
+            path: "Tests/AssetSyncTests", swiftSettings: strict),
+        .testTarget(
+            name: "IntegrationTests", dependencies: ["assetsync", "CZlib"],
+            path: "Tests/IntegrationTests", swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

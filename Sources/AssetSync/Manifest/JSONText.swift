@@ -1,0 +1,216 @@
+/// The bytes of a JSON document read one token at a time, with the line and
+/// column of the next byte, for `JSONManifestReader`.
+struct JSONText {
+    private let input: ManifestInput
+    private var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    private var index = 0
+    private var end = 0
+    private var atEnd = false
+    private var scratch: [UInt8] = []
+    private(set) var position = SourcePosition(line: 1, column: 1)
+
+    init(input: ManifestInput) {
+        self.input = input
+    }
+
+    var name: String { input.name }
+
+    func failure(_ violation: RuleViolation, at position: SourcePosition? = nil, entry: String? = nil) -> ManifestError {
+        ManifestError(
+            manifest: input.name, position: position ?? self.position, entry: entry,
+            problem: violation.problem, value: violation.value)
+    }
+
+    /// The next byte, without consuming it; nil at the end of the document.
+    @inline(__always)
+    mutating func peek() throws(ManifestError) -> UInt8? {
+        if index < end { return buffer[index] }
+        return try refill() ? buffer[index] : nil
+    }
+
+    @inline(__always)
+    private mutating func advance(over byte: UInt8) {
+        index += 1
+        if byte == 0x0A {
+            position.line += 1
+            position.column = 1
+        } else if byte & 0xC0 != 0x80 {
+            position.column += 1
+        }
+    }
+
+    private mutating func refill() throws(ManifestError) -> Bool {
+        guard !atEnd else { return false }
+        let count = try buffer.withMutableBytes { bytes throws(ManifestError) in try input.read(into: bytes) }
+        index = 0
+        end = count
+        if count == 0 { atEnd = true }
+        return count > 0
+    }
+
+    mutating func skipWhitespace() throws(ManifestError) {
+        while let byte = try peek(), ManifestInput.isBlank(byte) { advance(over: byte) }
+    }
+
+    mutating func expect(_ wanted: UInt8, entry: String?) throws(ManifestError) {
+        guard let byte = try peek(), byte == wanted else {
+            let found = try peek().map { "\(QuotedValue.quote(bytes: [$0]))" } ?? "the end of the document"
+            throw failure(RuleViolation("expected \"\(UnicodeScalar(wanted))\" but found \(found)"), entry: entry)
+        }
+        advance(over: byte)
+    }
+
+    /// What kind of JSON value starts at the next byte, for error messages.
+    mutating func kindOfValue() throws(ManifestError) -> String {
+        guard let byte = try peek() else { return "nothing" }
+        switch byte {
+        case UInt8(ascii: "{"): return "an object"
+        case UInt8(ascii: "["): return "an array"
+        case UInt8(ascii: "\""): return "a string"
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return "a boolean"
+        case UInt8(ascii: "n"): return "null"
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return "a number"
+        default: return "invalid JSON"
+        }
+    }
+
+    /// Reads a number token and returns its text, leaving its meaning to the field's rule.
+    mutating func readNumber(field: String, entry: String?) throws(ManifestError) -> String {
+        guard let first = try peek(), first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) else {
+            throw failure(RuleViolation("\(field) must be a JSON number, not \(try kindOfValue())"), entry: entry)
+        }
+        let start = position
+        scratch.removeAll(keepingCapacity: true)
+        while let byte = try peek() {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
+                 UInt8(ascii: "e"), UInt8(ascii: "E"):
+                guard scratch.count < 64 else {
+                    throw failure(RuleViolation("\(field) is too long to be a number"), at: start, entry: entry)
+                }
+                scratch.append(byte)
+                advance(over: byte)
+            default:
+                return try validNumber(field: field, at: start, entry: entry)
+            }
+        }
+        return try validNumber(field: field, at: start, entry: entry)
+    }
+
+    /// The number grammar of RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+    private func validNumber(field: String, at start: SourcePosition, entry: String?) throws(ManifestError) -> String {
+        let text = String(decoding: scratch, as: UTF8.self)
+        var rest = scratch[...]
+        func digits() -> Int {
+            let count = rest.prefix { $0 >= 0x30 && $0 <= 0x39 }.count
+            rest = rest.dropFirst(count)
+            return count
+        }
+        if rest.first == UInt8(ascii: "-") { rest = rest.dropFirst() }
+        let leadingZero = rest.first == UInt8(ascii: "0")
+        let integerDigits = digits()
+        var valid = integerDigits > 0 && !(leadingZero && integerDigits > 1)
+        if valid, rest.first == UInt8(ascii: ".") {
+            rest = rest.dropFirst()
+            valid = digits() > 0
+        }
+        if valid, rest.first == UInt8(ascii: "e") || rest.first == UInt8(ascii: "E") {
+            rest = rest.dropFirst()
+            if rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: "-") { rest = rest.dropFirst() }
+            valid = digits() > 0
+        }
+        guard valid, rest.isEmpty else {
+            throw failure(RuleViolation("\(field) is not a valid JSON number", value: QuotedValue.quote(text)), at: start, entry: entry)
+        }
+        return text
+    }
+
+    /// Reads a string token, decoding escapes; the result must be valid UTF-8.
+    mutating func readString(field: String, entry: String?) throws(ManifestError) -> String {
+        guard try peek() == UInt8(ascii: "\"") else {
+            throw failure(RuleViolation("\(field) must be a string, not \(try kindOfValue())"), entry: entry)
+        }
+        let start = position
+        advance(over: UInt8(ascii: "\""))
+        scratch.removeAll(keepingCapacity: true)
+        while true {
+            guard let byte = try peek() else {
+                throw failure(RuleViolation("\(field) is an unterminated string"), at: start, entry: entry)
+            }
+            advance(over: byte)
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard let string = String(validating: scratch, as: UTF8.self) else {
+                    throw failure(
+                        RuleViolation("\(field) is not valid UTF-8", value: QuotedValue.quote(bytes: scratch)),
+                        at: start, entry: entry)
+                }
+                return string
+            case UInt8(ascii: "\\"):
+                try readEscape(field: field, entry: entry)
+            case 0..<0x20:
+                throw failure(
+                    RuleViolation("\(field) has a raw control character; JSON strings must escape it"), entry: entry)
+            default:
+                scratch.append(byte)
+            }
+        }
+    }
+
+    private mutating func readEscape(field: String, entry: String?) throws(ManifestError) {
+        let at = position
+        guard let byte = try peek() else {
+            throw failure(RuleViolation("\(field) is an unterminated string"), entry: entry)
+        }
+        advance(over: byte)
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(byte)
+        case UInt8(ascii: "b"): scratch.append(0x08)
+        case UInt8(ascii: "f"): scratch.append(0x0C)
+        case UInt8(ascii: "n"): scratch.append(0x0A)
+        case UInt8(ascii: "r"): scratch.append(0x0D)
+        case UInt8(ascii: "t"): scratch.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try readHex4(field: field, entry: entry)
+            if (0xD800..<0xDC00).contains(scalar) {
+                guard try peek() == UInt8(ascii: "\\") else {
+                    throw failure(RuleViolation("\(field) has an unpaired UTF-16 surrogate escape"), at: at, entry: entry)
+                }
+                advance(over: UInt8(ascii: "\\"))
+                guard try peek() == UInt8(ascii: "u") else {
+                    throw failure(RuleViolation("\(field) has an unpaired UTF-16 surrogate escape"), at: at, entry: entry)
+                }
+                advance(over: UInt8(ascii: "u"))
+                let low = try readHex4(field: field, entry: entry)
+                guard (0xDC00..<0xE000).contains(low) else {
+                    throw failure(RuleViolation("\(field) has an unpaired UTF-16 surrogate escape"), at: at, entry: entry)
+                }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00..<0xE000).contains(scalar) {
+                throw failure(RuleViolation("\(field) has an unpaired UTF-16 surrogate escape"), at: at, entry: entry)
+            }
+            scratch.append(contentsOf: String(Character(UnicodeScalar(scalar)!)).utf8)
+        default:
+            throw failure(RuleViolation("\(field) has an invalid escape \"\\\(UnicodeScalar(byte))\""), at: at, entry: entry)
+        }
+    }
+
+    private mutating func readHex4(field: String, entry: String?) throws(ManifestError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let byte = try peek() else {
+                throw failure(RuleViolation("\(field) has a truncated \\u escape"), entry: entry)
+            }
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - 0x30
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - 0x61 + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - 0x41 + 10
+            default: throw failure(RuleViolation("\(field) has an invalid \\u escape"), entry: entry)
+            }
+            advance(over: byte)
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+}

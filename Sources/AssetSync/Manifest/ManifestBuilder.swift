@@ -1,0 +1,139 @@
+/// Gathers the entries a reader has checked one by one, then applies the
+/// rules that span entries: URL resolution against `base`, duplicate paths,
+/// and a path that is also another entry's directory.
+struct ManifestBuilder {
+    /// How errors name an entry: by position in XML, by index in JSON.
+    enum Style { case xml, json }
+
+    let manifestName: String
+    let style: Style
+    private(set) var version: Int?
+    private(set) var base: String?
+    private var entries: [ManifestEntry] = []
+    private var positions: [SourcePosition] = []
+    private var hasRelativeURLs = false
+
+    init(manifestName: String, style: Style) {
+        self.manifestName = manifestName
+        self.style = style
+    }
+
+    var entryCount: Int { entries.count }
+
+    func entryName(_ index: Int) -> String {
+        switch style {
+        case .xml: return "<file>"
+        case .json: return "files[\(index)]"
+        }
+    }
+
+    /// An error at `position`, about entry `index` when there is one.
+    func error(_ violation: RuleViolation, at position: SourcePosition?, entry index: Int? = nil) -> ManifestError {
+        ManifestError(
+            manifest: manifestName, position: position, entry: index.map(entryName),
+            problem: violation.problem, value: violation.value)
+    }
+
+    mutating func setVersion(_ text: String, at position: SourcePosition) throws(ManifestError) {
+        do { version = try ManifestRules.version(text) } catch { throw self.error(error, at: position) }
+    }
+
+    mutating func setBase(_ text: String, at position: SourcePosition) throws(ManifestError) {
+        do throws(RuleViolation) {
+            let parts = try URLRules.parse(text, field: "base")
+            guard parts.rest.isEmpty, parts.path.hasSuffix("/"), text.hasSuffix("/") else {
+                throw RuleViolation(
+                    "base must end with \"/\" (entries are fetched at base + path)", value: QuotedValue.quote(text))
+            }
+            base = text
+        } catch {
+            throw self.error(error, at: position)
+        }
+    }
+
+    /// Adds an entry whose fields have each passed their rule; URLs may still be relative.
+    mutating func add(_ entry: ManifestEntry, urlsAreAbsolute: Bool, at position: SourcePosition) {
+        if !urlsAreAbsolute { hasRelativeURLs = true }
+        entries.append(entry)
+        positions.append(position)
+    }
+
+    mutating func finish() throws(ManifestError) -> Manifest {
+        guard let version else {
+            throw ManifestError(manifest: manifestName, problem: "the manifest has no version (expected \(Manifest.supportedVersion))")
+        }
+        try resolveURLs()
+        try checkPathsAreUnique()
+        return Manifest(version: version, base: base, entries: entries)
+    }
+
+    private mutating func resolveURLs() throws(ManifestError) {
+        if base != nil, !hasRelativeURLs { return }
+        for index in entries.indices {
+            let position = positions[index]
+            if entries[index].url == nil, base == nil {
+                throw error(
+                    RuleViolation("has no url, and the manifest has no base to fetch it from"),
+                    at: position, entry: index)
+            }
+            guard hasRelativeURLs else { continue }
+            if let url = entries[index].url {
+                entries[index].url = try resolved(url, field: "url", entry: index)
+            }
+            for mirror in entries[index].mirrors.indices {
+                entries[index].mirrors[mirror] = try resolved(entries[index].mirrors[mirror], field: "mirror url", entry: index)
+            }
+        }
+    }
+
+    private func resolved(_ url: String, field: String, entry index: Int) throws(ManifestError) -> String {
+        if URLRules.scheme(of: url) != nil { return url }
+        guard let base else {
+            throw error(
+                RuleViolation("\(field) is relative, but the manifest has no base", value: QuotedValue.quote(url)),
+                at: positions[index], entry: index)
+        }
+        do {
+            return try URLRules.resolve(url, against: base, field: field)
+        } catch {
+            throw self.error(error, at: positions[index], entry: index)
+        }
+    }
+
+    /// No two entries share a path, and no entry's path is a directory of another's.
+    private func checkPathsAreUnique() throws(ManifestError) {
+        var firstIndexOfPath: [String: Int32] = [:]
+        firstIndexOfPath.reserveCapacity(entries.count)
+        var directories: [Substring: Int32] = [:]
+        for (index, entry) in entries.enumerated() {
+            if let earlier = firstIndexOfPath.updateValue(Int32(index), forKey: entry.path) {
+                throw error(
+                    RuleViolation("path is listed twice (also \(describe(Int(earlier))))", value: QuotedValue.quote(entry.path)),
+                    at: positions[index], entry: index)
+            }
+            var end = entry.path.endIndex
+            while let slash = entry.path[..<end].lastIndex(of: "/") {
+                let directory = entry.path[..<slash]
+                if directories[directory] != nil { break }
+                directories[directory] = Int32(index)
+                end = slash
+            }
+        }
+        for (index, entry) in entries.enumerated() {
+            if let other = directories[Substring(entry.path)] {
+                throw error(
+                    RuleViolation(
+                        "path is a file here but a directory of \(QuotedValue.quote(entries[Int(other)].path)) (\(describe(Int(other))))",
+                        value: QuotedValue.quote(entry.path)),
+                    at: positions[index], entry: index)
+            }
+        }
+    }
+
+    private func describe(_ index: Int) -> String {
+        switch style {
+        case .xml: return "at \(positions[index])"
+        case .json: return "at files[\(index)]"
+        }
+    }
+}

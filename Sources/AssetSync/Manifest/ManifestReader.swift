@@ -1,0 +1,28 @@
+/// Reads and validates a manifest from a file or standard input, choosing
+/// XML or JSON by its first significant byte and inflating gzip on the way.
+public enum ManifestReader {
+    /// The largest manifest accepted, counted after decompression.
+    public static let sizeLimit = ManifestInput.defaultLimit
+
+    /// Reads `path` ("-" for standard input); throws a `ManifestError` naming what is wrong.
+    public static func read(path: String, sizeLimit: Int64 = ManifestReader.sizeLimit) throws(ManifestError) -> Manifest {
+        let input = try ManifestInput(path: path, limit: sizeLimit)
+        var first = try input.firstSignificantByte()
+        if first == 0xEF {
+            first = UInt8(ascii: "<")  // a UTF-8 byte order mark; libxml2 skips it
+        }
+        switch first {
+        case UInt8(ascii: "<"):
+            return try XMLManifestReader.read(input)
+        case UInt8(ascii: "{"):
+            return try JSONManifestReader.read(input)
+        case nil:
+            throw ManifestError(manifest: input.name, problem: "the manifest is empty")
+        default:
+            throw ManifestError(
+                manifest: input.name,
+                problem: "not a manifest: it must be XML (starting with \"<\") or JSON (starting with \"{\"), "
+                    + "optionally gzip-compressed")
+        }
+    }
+}

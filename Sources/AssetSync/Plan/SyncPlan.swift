@@ -1,0 +1,58 @@
+/// What a pull would do to each file, decided from the manifest and a scan of
+/// the cache alone (sizes and kinds, never contents).
+public struct SyncPlan: Equatable, Sendable {
+    public enum Action: String, Sendable, CaseIterable {
+        /// Missing from the cache.
+        case new
+        /// Present with a different size, or something other than a file is in its place.
+        case changed
+        /// Present with the same size: pull proves it with its CRC-32.
+        case check
+        /// In the cache but not in the manifest.
+        case extra
+    }
+
+    public struct Item: Equatable, Sendable {
+        public var action: Action
+        public var path: String
+        /// The manifest's size; for an extra file, its size on disk.
+        public var size: Int64
+        /// What is in the cache at this path now, when something is.
+        public var local: LocalItem?
+    }
+
+    public var items: [Item]
+
+    public init(items: [Item]) { self.items = items }
+
+    /// Classifies every manifest entry, then lists the extras in path order.
+    public init(manifest: Manifest, cache: [String: LocalItem]) {
+        var remaining = cache
+        var items: [Item] = []
+        items.reserveCapacity(manifest.entries.count)
+        for entry in manifest.entries {
+            let local = remaining.removeValue(forKey: entry.path)
+            let action: Action
+            switch local {
+            case nil: action = .new
+            case let item? where item.kind == .regular && item.size == entry.size: action = .check
+            default: action = .changed
+            }
+            items.append(Item(action: action, path: entry.path, size: entry.size, local: local))
+        }
+        let extras = remaining.filter { $0.value.kind != .directory }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        for (path, local) in extras {
+            items.append(Item(action: .extra, path: path, size: local.size, local: local))
+        }
+        self.items = items
+    }
+
+    public func count(_ action: Action) -> Int { items.lazy.filter { $0.action == action }.count }
+
+    public func bytes(_ action: Action) -> Int64 {
+        items.lazy.filter { $0.action == action }.reduce(0) { $0 &+ $1.size }
+    }
+
+    /// Bytes a pull downloads for certain: every new and changed file.
+    public var bytesToDownload: Int64 { bytes(.new) &+ bytes(.changed) }
+}

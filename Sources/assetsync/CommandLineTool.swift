@@ -1,0 +1,57 @@
+import AssetSync
+
+/// Dispatches a command line to its command and turns every failure into a
+/// message on standard error and an exit status.
+enum CommandLineTool {
+    static func run(_ words: [String], console: Console) -> ExitStatus {
+        guard let first = words.first else {
+            console.out(HelpText.main)
+            return .success
+        }
+        switch first {
+        case "-h", "--help":
+            console.out(HelpText.main)
+            return .success
+        case "--version":
+            console.out(HelpText.version)
+            return .success
+        case "help":
+            guard words.count > 1 else {
+                console.out(HelpText.main)
+                return .success
+            }
+            guard let spec = HelpText.commands.first(where: { $0.name == words[1] }) else {
+                return usageFailure(UsageError(message: "Unknown subcommand '\(words[1])'"), console: console)
+            }
+            console.out(spec.help)
+            return .success
+        default:
+            break
+        }
+        guard let spec = HelpText.commands.first(where: { $0.name == first }) else {
+            let message = first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unknown subcommand '\(first)'"
+            return usageFailure(UsageError(message: message), console: console)
+        }
+        let rest = Array(words.dropFirst())
+        if rest.contains(where: { $0 == "-h" || $0 == "--help" }) {
+            console.out(spec.help)
+            return .success
+        }
+        do {
+            let arguments = try spec.parse(rest)
+            switch spec.name {
+            default: return PlanCommand.run(arguments, console: console)
+            }
+        } catch {
+            return usageFailure(error, console: console)
+        }
+    }
+
+    static func usageFailure(_ error: UsageError, console: Console) -> ExitStatus {
+        let spec = HelpText.commands.first { $0.name == error.command }
+        let usage = spec?.usage ?? HelpText.mainUsage
+        let helpCommand = spec.map { "assetsync \($0.name) --help" } ?? "assetsync --help"
+        console.err("Error: \(error.message)\nUsage: \(usage)\n  See '\(helpCommand)' for more information.\n")
+        return .invalidInput
+    }
+}

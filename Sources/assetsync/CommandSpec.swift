@@ -1,0 +1,79 @@
+/// The shape of one command's command line, its usage line and its help.
+struct CommandSpec: Sendable {
+    let name: String
+    let usage: String
+    /// Placeholder names of the required positional arguments, in order.
+    let arguments: [String]
+    /// Options that take a value, with the value's placeholder: `--dest` → `<dir>`.
+    let valueOptions: [String: String]
+    let flags: [String]
+    let help: String
+}
+
+/// A command line as a command receives it.
+struct ParsedArguments {
+    var arguments: [String] = []
+    var values: [String: String] = [:]
+    var flags: Set<String> = []
+}
+
+/// A command line that cannot be run: exit 2, with the usage line.
+struct UsageError: Error, Equatable {
+    var message: String
+    var command: String?
+}
+
+extension CommandSpec {
+    /// Parses `words` (after the command's name), in swift-argument-parser's conventions:
+    /// `--opt value` or `--opt=value`, `--` ends the options, a lone `-` is an argument.
+    func parse(_ words: [String]) throws(UsageError) -> ParsedArguments {
+        var parsed = ParsedArguments()
+        var index = 0
+        var optionsEnded = false
+        while index < words.count {
+            let word = words[index]
+            index += 1
+            if optionsEnded || !word.hasPrefix("-") || word == "-" {
+                guard parsed.arguments.count < arguments.count else {
+                    throw UsageError(message: "Unexpected argument '\(word)'", command: name)
+                }
+                parsed.arguments.append(word)
+                continue
+            }
+            if word == "--" {
+                optionsEnded = true
+                continue
+            }
+            let (option, inlineValue) = split(word)
+            if let placeholder = valueOptions[option] {
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
+                } else if index < words.count {
+                    value = words[index]
+                    index += 1
+                } else {
+                    throw UsageError(message: "Missing value for '\(option) \(placeholder)'", command: name)
+                }
+                guard parsed.values.updateValue(value, forKey: option) == nil else {
+                    throw UsageError(message: "'\(option)' was given more than once", command: name)
+                }
+            } else if flags.contains(option), inlineValue == nil {
+                parsed.flags.insert(option)
+            } else if flags.contains(option) {
+                throw UsageError(message: "'\(option)' does not take a value", command: name)
+            } else {
+                throw UsageError(message: "Unknown option '\(option)'", command: name)
+            }
+        }
+        if parsed.arguments.count < arguments.count {
+            throw UsageError(message: "Missing expected argument '\(arguments[parsed.arguments.count])'", command: name)
+        }
+        return parsed
+    }
+
+    private func split(_ word: String) -> (String, String?) {
+        guard word.hasPrefix("--"), let equals = word.firstIndex(of: "=") else { return (word, nil) }
+        return (String(word[..<equals]), String(word[word.index(after: equals)...]))
+    }
+}

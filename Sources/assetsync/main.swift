@@ -1,0 +1,4 @@
+import AssetSync
+import Glibc
+
+exit(CommandLineTool.run(Array(CommandLine.arguments.dropFirst()), console: Console()).rawValue)
