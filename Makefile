@@ -1,0 +1,38 @@
+# assetsync: `make deps build test bench`. See README.md.
+SHELL := /bin/bash
+export PATH := $(if $(wildcard /opt/swift/usr/bin),/opt/swift/usr/bin:,)$(PATH)
+
+# Every Debian package that building, testing and benchmarking need.
+DEBIAN_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev pkg-config nginx curl gzip time util-linux
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+RELEASE_BIN := .build/release/assetsync
+
+.PHONY: all deps build debug test bench bench-manifest clean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(DEBIAN_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	    echo "Installing:" $$missing; \
+	    $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	swift build -c release --product assetsync
+
+debug: deps
+	swift build
+
+test: deps
+	swift build --build-tests
+	swift test --skip-build
+
+bench: bench-manifest
+
+bench-manifest: build
+	bench/manifest/run.sh $(RELEASE_BIN)
+
+clean:
+	rm -rf .build bench/out
