@@ -14,7 +14,7 @@ public enum ManifestReader {
         switch first {
         case UInt8(ascii: "<"):
             return try XMLManifestReader.read(input)
-        case UInt8(ascii: "{"):
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
             return try JSONManifestReader.read(input)
         case nil:
             throw ManifestError(manifest: input.name, problem: "the manifest is empty")

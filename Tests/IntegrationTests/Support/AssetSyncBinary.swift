@@ -66,7 +66,7 @@ final class TemporaryDirectory {
     let url: URL
 
     init() throws {
-        var template = Array((NSTemporaryDirectory() + "/assetsync-test-XXXXXX").utf8CString)
+        var template = Array((URL(fileURLWithPath: NSTemporaryDirectory()).standardizedFileURL.path + "/assetsync-test-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
         url = URL(fileURLWithPath: String(cString: made))
     }

@@ -1,0 +1,44 @@
+import Testing
+@testable import AssetSync
+
+@Suite struct URLRulesTests {
+    @Test func acceptsHTTPAndHTTPS() throws {
+        #expect(try URLRules.check("https://cdn.example.com/a.zip", field: "url") == ("https://cdn.example.com/a.zip", true))
+        #expect(try URLRules.check("HTTP://[::1]:8080/a?x=1&y=2", field: "url").isAbsolute)
+        #expect(try URLRules.check("packs/a.zip", field: "url") == ("packs/a.zip", false))
+    }
+
+    @Test(arguments: [
+        ("ftp://example.com/a", "url must use http or https, not ftp"),
+        ("file:///etc/passwd", "url must use http or https, not file"),
+        ("javascript:alert(1)", "url must use http or https, not javascript"),
+        ("https://example.com/a\r\nX-Injected: 1", "url must not contain spaces or control characters (such as CR or LF)"),
+        ("https://example.com/a b", "url must not contain spaces or control characters (such as CR or LF)"),
+        ("https://example.com/é", "url must be ASCII; percent-encode other characters"),
+        ("https://user:secret@example.com/a", "url must not carry credentials; use --netrc or --header"),
+        ("https:/example.com/a", "url must have a host (https://host/…)"),
+        ("https:///a", "url must have a host"),
+        ("https://example.com:99999/a", "url has an invalid port"),
+        ("", "url must not be empty"),
+    ])
+    func rejects(_ url: String, _ problem: String) {
+        #expect(throws: RuleViolation(problem, value: url.isEmpty ? nil : QuotedValue.quote(url))) {
+            try URLRules.check(url, field: "url")
+        }
+    }
+
+    @Test func resolvesRelativeReferences() throws {
+        let base = "https://cdn.example.com/game/v2/"
+        #expect(try URLRules.resolve("a.zip", against: base, field: "url") == "https://cdn.example.com/game/v2/a.zip")
+        #expect(try URLRules.resolve("../v1/a.zip", against: base, field: "url") == "https://cdn.example.com/game/v1/a.zip")
+        #expect(try URLRules.resolve("/root.zip?x=1", against: base, field: "url") == "https://cdn.example.com/root.zip?x=1")
+        #expect(try URLRules.resolve("//mirror.example.com/a", against: base, field: "url") == "https://mirror.example.com/a")
+        #expect(try URLRules.resolve("../../../../x", against: base, field: "url") == "https://cdn.example.com/x")
+    }
+
+    @Test func percentEncodesPaths() {
+        #expect(URLRules.percentEncodedPath("videos/intro.mp4") == "videos/intro.mp4")
+        #expect(URLRules.percentEncodedPath("config/settings v2.json") == "config/settings%20v2.json")
+        #expect(URLRules.percentEncodedPath("a?#%/é") == "a%3F%23%25/%C3%A9")
+    }
+}
