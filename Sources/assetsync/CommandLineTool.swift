@@ -37,13 +37,20 @@ enum CommandLineTool {
             console.out(spec.help)
             return .success
         }
+        let arguments: ParsedArguments
         do {
-            let arguments = try spec.parse(rest)
-            switch spec.name {
-            default: return PlanCommand.run(arguments, console: console)
-            }
+            arguments = try spec.parse(rest)
         } catch {
             return usageFailure(error, console: console)
+        }
+        do {
+            switch spec.name {
+            case "pull": try PullCommand.run(arguments, console: console)
+            default: try PlanCommand.run(arguments, console: console)
+            }
+            return .success
+        } catch {
+            return error
         }
     }
 

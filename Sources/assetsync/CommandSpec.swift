@@ -7,14 +7,19 @@ struct CommandSpec: Sendable {
     /// Options that take a value, with the value's placeholder: `--dest` → `<dir>`.
     let valueOptions: [String: String]
     let flags: [String]
+    /// Value options that may be given more than once, each value kept.
+    var repeatable: Set<String> = []
     let help: String
 }
 
 /// A command line as a command receives it.
 struct ParsedArguments {
     var arguments: [String] = []
-    var values: [String: String] = [:]
+    var values: [String: [String]] = [:]
     var flags: Set<String> = []
+
+    /// The value of an option given at most once.
+    func value(_ option: String) -> String? { values[option]?.last }
 }
 
 /// A command line that cannot be run: exit 2, with the usage line.
@@ -55,9 +60,10 @@ extension CommandSpec {
                 } else {
                     throw UsageError(message: "Missing value for '\(option) \(placeholder)'", command: name)
                 }
-                guard parsed.values.updateValue(value, forKey: option) == nil else {
+                guard parsed.values[option] == nil || repeatable.contains(option) else {
                     throw UsageError(message: "'\(option)' was given more than once", command: name)
                 }
+                parsed.values[option, default: []].append(value)
             } else if flags.contains(option), inlineValue == nil {
                 parsed.flags.insert(option)
             } else if flags.contains(option) {

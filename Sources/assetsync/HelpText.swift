@@ -15,6 +15,7 @@ enum HelpText {
           -h, --help              Show help information.
 
         SUBCOMMANDS:
+          pull                    Download what is missing or changed, verify it, and commit it atomically.
           plan                    Show what a pull would do, without downloading anything.
 
           See 'assetsync help <subcommand>' for detailed help.
@@ -59,7 +60,60 @@ enum HelpText {
 
             """)
 
-    static let commands = [plan]
+    static let pull = CommandSpec(
+        name: "pull",
+        usage: "assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--dry-run] [--quiet] "
+            + "[--limit-rate <rate>] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]",
+        arguments: ["<manifest>"],
+        valueOptions: [
+            "--dest": "<dir>", "--jobs": "<n>", "--retries": "<n>", "--limit-rate": "<rate>", "--header": "<header>",
+            "--cacert": "<file>", "--proxy": "<url>",
+        ],
+        flags: ["--dry-run", "--quiet", "--netrc", "--json"],
+        repeatable: ["--header"],
+        help: """
+            OVERVIEW: Download what is missing or changed, verify it, and commit it atomically.
+
+            Every file is streamed to .assetsync/partial/ in the cache directory while its
+            CRC-32 is computed, and only a file whose size and CRC-32 match the manifest is
+            moved to its place. Files present with the right size are proven by reading
+            them. Interrupted downloads resume on the next run (Range + If-Range).
+
+            USAGE: assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--dry-run] [--quiet]
+                                  [--limit-rate <rate>] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]
+
+            ARGUMENTS:
+              <manifest>              The manifest: a file path, or - for standard input.
+
+            OPTIONS:
+              --dest <dir>            The cache directory. (default: the current directory)
+              --jobs <n>              Parallel transfers, 1 to 64. (default: 8)
+              --retries <n>           Retries per URL for transient failures (connect errors,
+                                      timeouts, stalls, 408, 429, 5xx), with exponential backoff,
+                                      before the next mirror is tried. (default: 5)
+              --dry-run               Show the plan instead of pulling (the same as 'plan').
+              --quiet                 Print only failures.
+              --limit-rate <rate>     Bytes per second for the whole run, such as 500K, 20M or 1G.
+              --header <header>       An extra request header, 'Name: value'; may be repeated.
+                                      Never sent to another host after a redirect.
+              --netrc                 Take credentials from ~/.netrc.
+              --cacert <file>         Trust the CA certificates in this PEM file, besides the system's.
+              --proxy <url>           Use this proxy. (default: the http_proxy, https_proxy and
+                                      no_proxy environment variables)
+              -h, --help              Show help information.
+
+            EXAMPLES:
+              assetsync pull manifests/example.xml --dest /var/cache/assets
+              assetsync pull https-manifest.json --jobs 16 --header 'Authorization: Bearer $TOKEN'
+
+            EXIT STATUS:
+              0 the cache matches the manifest; 1 some files could not be synced (the rest are
+              committed, nothing is corrupt); 2 invalid command line or manifest; 3 local I/O
+              failure (disk full, permissions); 130 interrupted (partial files kept for resume).
+
+            """)
+
+    static let commands = [pull, plan]
 
     static var version: String { "assetsync \(BuildInfo.version) (\(BuildInfo.libraries))\n" }
 }

@@ -1,5 +1,5 @@
 /// The process exit codes of DESIGN.md §5, which scripts act on.
-public enum ExitStatus: Int32, Sendable {
+public enum ExitStatus: Int32, Sendable, Error {
     /// DEST matches the manifest.
     case success = 0
     /// Some files could not be synced; the rest were committed, nothing is corrupt.

@@ -1,0 +1,116 @@
+import Glibc
+
+/// The cache directory opened once, at the start of a run, with assetsync's
+/// own `.assetsync/partial/` beside the files. Every later path operation is
+/// relative to these descriptors and never follows a symlink inside DEST.
+public final class CacheRoot: Sendable {
+    public let path: String
+    let fd: Int32
+    let partialFD: Int32
+
+    static let metadataName = ".assetsync"
+    static let partialName = "partial"
+
+    /// Opens (creating when needed) the resolved cache directory and its `.assetsync/partial/`.
+    public init(resolvedPath: String) throws(CacheError) {
+        path = resolvedPath
+        if mkdir(resolvedPath, 0o755) != 0, errno != EEXIST { throw .system(SystemError("mkdir", path: resolvedPath)) }
+        let root = open(resolvedPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard root >= 0 else { throw .system(SystemError("open", path: resolvedPath)) }
+        do throws(CacheError) {
+            let metadata = try Self.openDirectory(in: root, Self.metadataName, displayPath: resolvedPath + "/.assetsync")
+            defer { close(metadata) }
+            partialFD = try Self.openDirectory(in: metadata, Self.partialName, displayPath: resolvedPath + "/.assetsync/partial")
+        } catch {
+            close(root)
+            throw error
+        }
+        fd = root
+    }
+
+    deinit {
+        close(partialFD)
+        close(fd)
+    }
+
+    /// Opens the directory that will hold `relativePath`. When `creating`, missing
+    /// directories are made and a symlink in the way is replaced by a real
+    /// directory (the link itself is removed, never its target); any other
+    /// file in the way is an obstruction. The caller closes the returned descriptor.
+    func openParent(of relativePath: String, creating: Bool = true) throws(CacheError) -> Int32 {
+        let components = relativePath.split(separator: "/", omittingEmptySubsequences: false)
+        var current = dup(fd)
+        guard current >= 0 else { throw .system(SystemError("dup", path: path)) }
+        var walked = path
+        for component in components.dropLast() {
+            let name = String(component)
+            walked += "/" + name
+            do throws(CacheError) {
+                let next: Int32
+                if creating {
+                    next = try Self.openDirectory(in: current, name, displayPath: walked, replacingSymlink: true)
+                } else {
+                    next = openat(current, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                    if next < 0 { throw CacheError.system(SystemError("open", path: walked)) }
+                }
+                close(current)
+                current = next
+            } catch {
+                close(current)
+                throw error
+            }
+        }
+        return current
+    }
+
+    /// Opens `name` in `parent` as a directory without following a symlink, making it if missing.
+    private static func openDirectory(
+        in parent: Int32, _ name: String, displayPath: String, replacingSymlink: Bool = false
+    ) throws(CacheError) -> Int32 {
+        for _ in 0..<4 {
+            let opened = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if opened >= 0 { return opened }
+            switch errno {
+            case ENOENT:
+                if mkdirat(parent, name, 0o755) != 0, errno != EEXIST {
+                    throw .system(SystemError("mkdir", path: displayPath))
+                }
+            case ELOOP, ENOTDIR:
+                var status = stat()
+                guard fstatat(parent, name, &status, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+                guard replacingSymlink, status.st_mode & S_IFMT == S_IFLNK else {
+                    throw .obstructed(path: displayPath, by: LocalItem(status).kind)
+                }
+                if unlinkat(parent, name, 0) != 0, errno != ENOENT {
+                    throw .system(SystemError("unlink", path: displayPath))
+                }
+            default:
+                throw .system(SystemError("open", path: displayPath))
+            }
+        }
+        throw .system(SystemError("open", path: displayPath, code: ELOOP))
+    }
+}
+
+/// A local failure while writing into the cache.
+public enum CacheError: Error, Equatable, CustomStringConvertible {
+    case system(SystemError)
+    /// Something other than a directory sits where the manifest needs a directory or a file.
+    case obstructed(path: String, by: LocalItem.Kind)
+
+    public var description: String {
+        switch self {
+        case .system(let error): return error.description
+        case .obstructed(let path, let kind):
+            let what = kind == .regular ? "a file" : kind == .directory ? "a directory" : "a \(kind.rawValue) file"
+            return "'\(path)' is \(what), where the manifest needs \(kind == .directory ? "a file" : "a directory"); "
+                + "move it away or run with --delete"
+        }
+    }
+
+    /// Errors after which no other file can succeed either: the run stops.
+    public var stopsTheRun: Bool {
+        guard case .system(let error) = self else { return false }
+        return [ENOSPC, EDQUOT, EIO, EROFS].contains(error.code)
+    }
+}

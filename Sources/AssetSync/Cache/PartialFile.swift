@@ -1,0 +1,110 @@
+import Glibc
+
+/// One in-flight download in `DEST/.assetsync/partial/`: the bytes so far
+/// (`<name>.part`), the running CRC-32 over exactly those bytes, and the
+/// resume record (`<name>.resume`) that says which file and version they are.
+final class PartialFile {
+    let root: CacheRoot
+    let entry: ManifestEntry
+    let name: String
+    let fd: Int32
+    /// Bytes written so far; the next byte goes at this offset.
+    private(set) var offset: Int64 = 0
+    private(set) var crc = CRC32()
+    var record: ResumeRecord?
+
+    var partName: String { name + ".part" }
+    var recordName: String { name + ".resume" }
+    var displayPath: String { root.path + "/.assetsync/partial/" + partName }
+
+    /// Opens the partial for `entry`. A matching record with a validator resumes
+    /// from the bytes on disk (re-read to rebuild the CRC); anything else starts from zero.
+    init(root: CacheRoot, entry: ManifestEntry, name: String, buffer: UnsafeMutableRawBufferPointer) throws(SystemError) {
+        self.root = root
+        self.entry = entry
+        self.name = name
+        let path = root.path + "/.assetsync/partial/" + name + ".part"
+        let opened = openat(root.partialFD, name + ".part", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard opened >= 0 else { throw SystemError("open", path: path) }
+        fd = opened
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw SystemError("stat", path: path) }
+        let onDisk = Int64(status.st_size)
+        if let record = Self.loadRecord(root: root, name: name), record.matches(entry), record.ifRange != nil,
+           onDisk > 0, onDisk <= entry.size {
+            self.record = record
+            crc = CRC32(resumingFrom: try CRC32.of(fd: fd, length: onDisk, buffer: buffer, path: path))
+            offset = onDisk
+        } else {
+            try restart()
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Drops every byte and the record: the next response must start from zero.
+    func restart() throws(SystemError) {
+        guard ftruncate(fd, 0) == 0 else { throw SystemError("truncate", path: displayPath) }
+        offset = 0
+        crc = CRC32()
+        record = nil
+        unlinkat(root.partialFD, recordName, 0)
+    }
+
+    /// Writes `bytes` at the current offset and folds them into the CRC.
+    func append(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let wrote = try retryingInterrupts("write", path: displayPath) {
+                pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            }
+            done += wrote
+        }
+        crc.update(bytes)
+        offset += Int64(bytes.count)
+    }
+
+    /// Saves the record (write a temporary file, then rename over the old one).
+    func saveRecord() throws(SystemError) {
+        guard var record else { return }
+        record.bytesWritten = offset
+        let text = record.encoded
+        let temporary = recordName + ".tmp"
+        let out = openat(root.partialFD, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard out >= 0 else { throw SystemError("open", path: displayPath + ".resume") }
+        defer { close(out) }
+        var bytes = Array(text.utf8)
+        let wrote = bytes.withUnsafeMutableBytes { write(out, $0.baseAddress, $0.count) }
+        guard wrote == bytes.count else { throw SystemError("write", path: displayPath + ".resume") }
+        guard renameat(root.partialFD, temporary, root.partialFD, recordName) == 0 else {
+            throw SystemError("rename", path: displayPath + ".resume")
+        }
+    }
+
+    /// Removes the partial and its record, as after a commit or a CRC mismatch.
+    func discard() {
+        unlinkat(root.partialFD, partName, 0)
+        unlinkat(root.partialFD, recordName, 0)
+    }
+
+    private static func loadRecord(root: CacheRoot, name: String) -> ResumeRecord? {
+        let fd = openat(root.partialFD, name + ".resume", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 16 << 10)
+        let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard got > 0, got < bytes.count else { return nil }
+        return String(validating: bytes[0..<got], as: UTF8.self).flatMap(ResumeRecord.init(decoding:))
+    }
+
+    /// The name of an entry's partial: a 64-bit FNV-1a of its path, in hex.
+    static func name(for path: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in path.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

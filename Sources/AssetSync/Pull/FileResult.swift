@@ -1,0 +1,50 @@
+/// What a pull did with one manifest entry.
+public struct FileResult: Sendable, Equatable {
+    public enum Outcome: Sendable, Equatable {
+        /// Downloaded, verified and committed; `transferred` counts this run's bytes only.
+        case committed(transferred: Int64)
+        /// Already present and proven by its CRC-32.
+        case current
+        case failed(Failure)
+        /// Stopped by a signal; the partial is kept for resume.
+        case interrupted
+    }
+
+    public var path: String
+    public var size: Int64
+    /// What the plan said: new, changed or check.
+    public var action: SyncPlan.Action
+    public var outcome: Outcome
+    public var attempts: Int
+
+    public init(path: String, size: Int64, action: SyncPlan.Action, outcome: Outcome, attempts: Int = 0) {
+        self.path = path
+        self.size = size
+        self.action = action
+        self.outcome = outcome
+        self.attempts = attempts
+    }
+}
+
+/// Why a file could not be synced, in words a person can act on.
+public struct Failure: Sendable, Equatable {
+    /// A local problem (disk, permissions) rather than a network or server one.
+    public var isLocal: Bool
+    public var reason: String
+    public var httpStatus: Int?
+    public var url: String?
+
+    public init(isLocal: Bool, reason: String, httpStatus: Int? = nil, url: String? = nil) {
+        self.isLocal = isLocal
+        self.reason = reason
+        self.httpStatus = httpStatus
+        self.url = url
+    }
+}
+
+/// Receives a pull's progress. Called from the transfer thread, so it must be thread-safe.
+public protocol PullReporter: Sendable {
+    func started(path: String, size: Int64, resumingAt offset: Int64, url: String)
+    func retrying(path: String, reason: String, after delay: Double)
+    func finished(_ result: FileResult)
+}

@@ -1,0 +1,325 @@
+import CCurl
+import CCurlShim
+
+/// One file's download: its partial, its easy handle, the URLs to try, and
+/// the state of the current attempt. The easy handle's callbacks reach this
+/// owner through their user data. Lives on the transfer thread only.
+final class Download {
+    let entry: ManifestEntry
+    let action: SyncPlan.Action
+    let urls: [String]
+    let partial: PartialFile
+    let easy = CurlEasy()
+    private let options: TransferOptions
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+
+    private(set) var urlIndex = 0
+    private(set) var currentURL: String
+    /// Attempts on the current URL that count against `--retries`.
+    private(set) var attemptsOnURL = 0
+    private(set) var attempts = 0
+    private(set) var redirects = 0
+    /// Cleared once a redirect leaves the host the user's credentials were meant for.
+    private var sendCredentials = true
+    private var crcRestarts = 0
+    /// Whether the reporter has heard of this download starting.
+    var announced = false
+    /// Monotonic time before which the next attempt must not start.
+    var notBefore = 0.0
+    /// Bytes written by this run, across attempts.
+    private(set) var transferred: Int64 = 0
+
+    // The current attempt.
+    private var head = ResponseHead()
+    private var requestedOffset: Int64 = 0
+    private var bodyAccepted = false
+    private var attemptFailure: AttemptFailure?
+    private var attemptStartOffset: Int64 = 0
+
+    /// What went wrong inside a callback, decided there and acted on at completion.
+    enum AttemptFailure: Equatable {
+        case httpStatus(Int)
+        case wrongContentRange(String)
+        case unexpectedStatus(Int)
+        case bodyTooLong
+        case local(SystemError)
+    }
+
+    /// What the engine does next with this download.
+    enum Next {
+        case retry(after: Double, reason: String)
+        case done(FileResult)
+        /// A local error that stops every transfer.
+        case stopRun(FileResult)
+    }
+
+    init(entry: ManifestEntry, action: SyncPlan.Action, urls: [String], partial: PartialFile, options: TransferOptions) {
+        self.entry = entry
+        self.action = action
+        self.urls = urls
+        self.partial = partial
+        self.options = options
+        currentURL = urls[0]
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        configureHandle()
+    }
+
+    deinit { errorBuffer.deallocate() }
+
+    private func configureHandle() {
+        let owner = Unmanaged.passUnretained(self).toOpaque()
+        easy.set(CURLOPT_NOSIGNAL, true)
+        easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        easy.set(CURLOPT_FOLLOWLOCATION, false)  // redirects are followed here, to apply our rules to each hop
+        easy.set(CURLOPT_SSL_VERIFYPEER, true)
+        easy.set(CURLOPT_SSL_VERIFYHOST, 2)
+        easy.set(CURLOPT_BUFFERSIZE, options.bufferSize)
+        easy.set(CURLOPT_CONNECTTIMEOUT, options.connectTimeout)
+        easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        easy.set(CURLOPT_LOW_SPEED_TIME, options.stallTimeout)
+        easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        easy.set(CURLOPT_TCP_KEEPALIVE, true)
+        easy.set(CURLOPT_USERAGENT, "assetsync/\(BuildInfo.version)")
+        easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+        if let proxy = options.proxy { easy.set(CURLOPT_PROXY, proxy) }
+        if let rate = options.limitRate { easy.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: max(1, rate / Int64(options.jobs))) }
+        if let ca = TrustStore.shared(options.caFile) { easy.set(CURLOPT_CAINFO_BLOB, pointer: ca) }
+        easy.set(CURLOPT_PRIVATE, pointer: owner)
+        easy.set(CURLOPT_WRITEDATA, pointer: owner)
+        easy.set(CURLOPT_WRITEFUNCTION, callback: { buffer, size, count, owner in
+            Unmanaged<Download>.fromOpaque(owner!).takeUnretainedValue().receive(buffer, size * count)
+        })
+        easy.set(CURLOPT_HEADERDATA, pointer: owner)
+        easy.set(CURLOPT_HEADERFUNCTION, callback: { buffer, size, count, owner in
+            let download = Unmanaged<Download>.fromOpaque(owner!).takeUnretainedValue()
+            let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: size * count), as: UTF8.self)
+            download.head.take(Substring(line))
+            return size * count
+        })
+    }
+
+    /// Sets the handle up for the next request: resume from the bytes on disk when the
+    /// record has a validator for `If-Range`, else from zero.
+    func prepareAttempt() {
+        attempts += 1
+        head = ResponseHead()
+        bodyAccepted = false
+        attemptFailure = nil
+        errorBuffer[0] = 0
+        if partial.offset > 0, partial.record?.ifRange == nil { try? partial.restart() }
+        requestedOffset = partial.offset
+        attemptStartOffset = partial.offset
+        easy.set(CURLOPT_URL, currentURL)
+        var headers = sendCredentials ? options.headers : []
+        if requestedOffset > 0, let validator = partial.record?.ifRange {
+            easy.set(CURLOPT_RANGE, "\(requestedOffset)-")
+            headers.append("If-Range: \(validator)")
+        } else {
+            easy.set(CURLOPT_RANGE, nil as String?)
+        }
+        easy.setHeaders(headers)
+        easy.set(CURLOPT_NETRC, sendCredentials && options.useNetrc ? Int(CURL_NETRC_OPTIONAL.rawValue) : Int(CURL_NETRC_IGNORED.rawValue))
+        easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: entry.size)
+    }
+
+    /// The write callback: checks the response once, then appends at most the bytes the manifest allows.
+    private func receive(_ buffer: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+        if !bodyAccepted {
+            if (300..<400).contains(head.status) { return count }  // a redirect's body is not the file
+            if let failure = acceptResponse() {
+                attemptFailure = failure
+                return 0
+            }
+            bodyAccepted = true
+        }
+        let allowed = Int(min(Int64(count), entry.size - partial.offset))
+        if allowed > 0 {
+            do {
+                try partial.append(UnsafeRawBufferPointer(start: buffer, count: allowed))
+            } catch {
+                attemptFailure = .local(error)
+                return 0
+            }
+            transferred += Int64(allowed)
+        }
+        if allowed < count {
+            attemptFailure = .bodyTooLong
+            return 0
+        }
+        return count
+    }
+
+    /// Decides whether the body of this response may be written, restarting from zero
+    /// when the server answers a resume with the whole file.
+    private func acceptResponse() -> AttemptFailure? {
+        switch head.status {
+        case 206:
+            guard requestedOffset > 0, let range = head.range, range.first == requestedOffset,
+                  range.last < entry.size, range.total.map({ $0 == entry.size }) ?? true
+            else { return .wrongContentRange(head.contentRange ?? "(none)") }
+        case 200:
+            if partial.offset > 0 {
+                do { try partial.restart() } catch { return .local(error) }
+            }
+        case 400..<600:
+            return .httpStatus(head.status)
+        default:
+            return .unexpectedStatus(head.status)
+        }
+        partial.record = ResumeRecord(
+            path: entry.path, url: currentURL, size: entry.size, crc32: entry.crc32,
+            etag: head.etag, lastModified: head.lastModified, bytesWritten: partial.offset)
+        do { try partial.saveRecord() } catch { return .local(error) }
+        return nil
+    }
+
+    /// Decides what follows a finished attempt.
+    func complete(_ code: CURLcode) -> Next {
+        let status = head.status
+        if case .local(let error)? = attemptFailure {
+            return stop(CacheError.system(error))
+        }
+        if attemptFailure == nil, status >= 400 { attemptFailure = .httpStatus(status) }
+        if attemptFailure == nil, code == CURLE_OK {
+            if (300..<400).contains(status) { return followRedirect() }
+            if !bodyAccepted {  // a response with an empty body never reached the write callback
+                attemptFailure = acceptResponse()
+                bodyAccepted = attemptFailure == nil
+            }
+            if bodyAccepted {
+                if partial.offset == entry.size { return commit() }
+                return transient("the server closed the response after \(partial.offset) of \(entry.size) bytes", status: status)
+            }
+        }
+        switch attemptFailure {
+        case .httpStatus(let status)?:
+            if status == 416 {
+                try? partial.restart()
+                return transient("HTTP 416 (range not satisfiable); restarting from zero", status: status)
+            }
+            if status == 408 || status == 429 || status >= 500 {
+                return transient("HTTP \(status)", status: status, retryAfter: head.retryAfterSeconds)
+            }
+            return nextURL(Failure(isLocal: false, reason: "HTTP \(status)", httpStatus: status, url: currentURL))
+        case .wrongContentRange(let range)?:
+            try? partial.restart()
+            return transient("a resume was answered with Content-Range \(range); restarting from zero", status: status)
+        case .unexpectedStatus(let status)?:
+            return nextURL(Failure(isLocal: false, reason: "unexpected HTTP status \(status)", httpStatus: status, url: currentURL))
+        case .bodyTooLong?:
+            return nextURL(Failure(
+                isLocal: false, reason: "the server sent more than the manifest's \(entry.size) bytes", httpStatus: status,
+                url: currentURL))
+        case .local?, nil:
+            break
+        }
+        let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : CurlEasy.describe(code)
+        switch code {
+        case CURLE_FILESIZE_EXCEEDED:
+            return nextURL(Failure(
+                isLocal: false, reason: "the server announced more than the manifest's \(entry.size) bytes",
+                httpStatus: status, url: currentURL))
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE,
+             CURLE_LOGIN_DENIED, CURLE_REMOTE_ACCESS_DENIED:
+            return nextURL(Failure(isLocal: false, reason: detail, httpStatus: status == 0 ? nil : status, url: currentURL))
+        default:
+            return transient(detail, status: status == 0 ? nil : status)
+        }
+    }
+
+    private func commit() -> Next {
+        do {
+            try Committer.commit(partial)
+            return .done(result(.committed(transferred: transferred)))
+        } catch {
+            let reason: String
+            switch error {
+            case .local(let local): return stop(local)
+            case .mismatch(let text): reason = text
+            }
+            partial.discard()
+            try? partial.restart()
+            crcRestarts += 1
+            guard crcRestarts <= 1 else {
+                return .done(result(.failed(Failure(isLocal: false, reason: "\(reason) after a fresh download", url: currentURL))))
+            }
+            return .retry(after: 0, reason: "\(reason); downloading again from zero")
+        }
+    }
+
+    private func followRedirect() -> Next {
+        let fromHTTPS = currentURL.lowercased().hasPrefix("https:")
+        guard let target = easy.string(CURLINFO_REDIRECT_URL) else {
+            return nextURL(Failure(isLocal: false, reason: "HTTP \(head.status) without a usable Location", httpStatus: head.status, url: currentURL))
+        }
+        guard let scheme = URLRules.scheme(of: target)?.lowercased(), scheme == "http" || scheme == "https" else {
+            return nextURL(Failure(isLocal: false, reason: "refused a redirect to \(QuotedValue.quote(target)): only http and https are allowed", url: currentURL))
+        }
+        if fromHTTPS, scheme == "http" {
+            return nextURL(Failure(isLocal: false, reason: "refused a redirect from https to http (\(QuotedValue.quote(target)))", url: currentURL))
+        }
+        redirects += 1
+        guard redirects <= 10 else {
+            return nextURL(Failure(isLocal: false, reason: "more than 10 redirects", url: currentURL))
+        }
+        if Self.origin(of: target) != Self.origin(of: currentURL) { sendCredentials = false }
+        currentURL = target
+        attempts -= 1  // a hop of the same attempt
+        return .retry(after: 0, reason: "")
+    }
+
+    private func transient(_ reason: String, status: Int? = nil, retryAfter: Double? = nil) -> Next {
+        if partial.offset - attemptStartOffset >= 1 << 20 { attemptsOnURL = 0 }  // progress earns its retries back
+        attemptsOnURL += 1
+        guard attemptsOnURL <= options.retries else {
+            return nextURL(Failure(isLocal: false, reason: reason, httpStatus: status, url: currentURL))
+        }
+        let exponential = min(options.maximumRetryDelay, options.retryBaseDelay * Double(1 << min(attemptsOnURL - 1, 20)))
+        let jittered = exponential * Double.random(in: 0.5...1.0)
+        let delay = max(jittered, min(retryAfter ?? 0, options.maximumRetryDelay * 5))
+        return .retry(after: delay, reason: reason)
+    }
+
+    /// The current URL has failed for good: go on with the next mirror, or fail the file.
+    private func nextURL(_ failure: Failure) -> Next {
+        urlIndex += 1
+        guard urlIndex < urls.count else {
+            return .done(result(.failed(failure)))
+        }
+        currentURL = urls[urlIndex]
+        attemptsOnURL = 0
+        redirects = 0
+        sendCredentials = true
+        return .retry(after: 0, reason: "\(failure.reason); trying mirror \(urlIndex)")
+    }
+
+    private func stop(_ error: CacheError) -> Next {
+        let result = result(.failed(Failure(isLocal: true, reason: error.description)))
+        return error.stopsTheRun ? .stopRun(result) : .done(result)
+    }
+
+    func result(_ outcome: FileResult.Outcome) -> FileResult {
+        FileResult(path: entry.path, size: entry.size, action: action, outcome: outcome, attempts: attempts)
+    }
+
+    /// Keeps the bytes for the next run (the record says which file and version
+    /// they are), or removes the partial when it holds none.
+    func suspend() {
+        if partial.offset == 0 {
+            partial.discard()
+        } else {
+            try? partial.saveRecord()
+        }
+    }
+
+    /// Scheme, host and port: credentials stay within one.
+    static func origin(of url: String) -> String {
+        guard let parts = try? URLRules.parse(url, field: "url") else { return url }
+        var authority = parts.authority.lowercased()
+        if !authority.hasPrefix("["), !authority.contains(":") {
+            authority += parts.scheme == "https" ? ":443" : ":80"
+        }
+        return parts.scheme + "://" + authority
+    }
+}

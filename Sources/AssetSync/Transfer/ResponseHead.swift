@@ -1,0 +1,58 @@
+/// The parts of an HTTP response head that a download acts on. A new status
+/// line (after a redirect or a 100 Continue) starts a new head.
+struct ResponseHead {
+    var status = 0
+    var etag: String?
+    var lastModified: String?
+    var contentRange: String?
+    var retryAfter: String?
+
+    /// Takes one header line as libcurl delivers it, CRLF included.
+    mutating func take(_ line: Substring) {
+        if line.hasPrefix("HTTP/") {
+            self = ResponseHead()
+            let parts = line.split(separator: " ", maxSplits: 2)
+            if parts.count >= 2 { status = Int(parts[1]) ?? 0 }
+            return
+        }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = line[..<colon].lowercased()
+        let value = String(line[line.index(after: colon)...].trimmingCharacters(in: " \t\r\n"))
+        switch name {
+        case "etag": etag = value
+        case "last-modified": lastModified = value
+        case "content-range": contentRange = value
+        case "retry-after": retryAfter = value
+        default: break
+        }
+    }
+
+    /// The byte range of a 206 answer, from `Content-Range: bytes first-last/total` (total may be `*`).
+    var range: (first: Int64, last: Int64, total: Int64?)? {
+        guard let contentRange, contentRange.hasPrefix("bytes ") else { return nil }
+        let spec = contentRange.dropFirst(6)
+        let halves = spec.split(separator: "/", maxSplits: 1)
+        guard halves.count == 2 else { return nil }
+        let bounds = halves[0].split(separator: "-", maxSplits: 1)
+        guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), first <= last else { return nil }
+        if halves[1] == "*" { return (first, last, nil) }
+        guard let total = Int64(halves[1]) else { return nil }
+        return (first, last, total)
+    }
+
+    /// Seconds from `Retry-After`: delta-seconds only; an HTTP date counts as absent.
+    var retryAfterSeconds: Double? {
+        guard let retryAfter, let seconds = Int(retryAfter), seconds >= 0 else { return nil }
+        return Double(seconds)
+    }
+}
+
+extension StringProtocol {
+    func trimmingCharacters(in set: String) -> Substring {
+        let characters = Set(set)
+        var slice = Substring(self)
+        while let first = slice.first, characters.contains(first) { slice = slice.dropFirst() }
+        while let last = slice.last, characters.contains(last) { slice = slice.dropLast() }
+        return slice
+    }
+}

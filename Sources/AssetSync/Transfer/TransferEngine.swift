@@ -1,0 +1,200 @@
+import CCurl
+import CCurlShim
+import Glibc
+
+/// Runs downloads on libcurl's multi interface from the one thread that
+/// calls `run`: up to `jobs` at a time, connections reused across files,
+/// retries scheduled without blocking the others, and a wake-up descriptor
+/// that stops everything (keeping partials) when a signal arrives.
+final class TransferEngine {
+    /// One file to download, as the engine's caller describes it.
+    struct Request: Sendable {
+        var entry: ManifestEntry
+        var action: SyncPlan.Action
+        var urls: [String]
+    }
+
+    /// How a run ended.
+    enum Ending: Equatable {
+        case finished
+        case interrupted
+        /// A local error (disk full, I/O) made every other transfer pointless.
+        case stoppedByLocalError
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let root: CacheRoot
+    private let options: TransferOptions
+    private let reporter: any PullReporter
+    private let shouldStop: () -> Bool
+    private let wakeFD: Int32
+    private var pending: ArraySlice<Request>
+    private var waiting: [Download] = []
+    private var active: [UnsafeMutableRawPointer: Download] = [:]
+    private var partialNames: [String: String] = [:]
+    private var readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    private(set) var results: [FileResult] = []
+
+    /// - Parameters:
+    ///   - wakeFD: a descriptor that becomes readable when `shouldStop` may have turned true.
+    init(
+        requests: [Request], root: CacheRoot, options: TransferOptions, reporter: any PullReporter,
+        wakeFD: Int32, shouldStop: @escaping () -> Bool
+    ) {
+        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
+        self.multi = multi
+        self.root = root
+        self.options = options
+        self.reporter = reporter
+        self.wakeFD = wakeFD
+        self.shouldStop = shouldStop
+        pending = requests[...]
+        partialNames = Self.uniquePartialNames(requests.map(\.entry.path))
+        asc_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, options.jobs)
+    }
+
+    deinit {
+        for (handle, _) in active { curl_multi_remove_handle(multi, handle) }
+        active.removeAll()
+        waiting.removeAll()
+        curl_multi_cleanup(multi)
+        readBuffer.deallocate()
+    }
+
+    /// Transfers everything, or until stopped; results arrive in `results` and at the reporter.
+    func run() -> Ending {
+        while true {
+            if shouldStop() { return stopAll(.interrupted) }
+            startDue()
+            if active.isEmpty, waiting.isEmpty, pending.isEmpty { return .finished }
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            if let ending = collectFinished() { return ending }
+            if active.isEmpty, waiting.isEmpty { continue }
+            var wake = curl_waitfd(fd: wakeFD, events: Int16(CURL_WAIT_POLLIN), revents: 0)
+            curl_multi_poll(multi, &wake, 1, pollTimeout(), nil)
+        }
+    }
+
+    /// Starts downloads whose time has come, retries first, up to `jobs` at once.
+    private func startDue() {
+        let now = MonotonicClock.now()
+        while active.count < options.jobs {
+            if let index = waiting.firstIndex(where: { $0.notBefore <= now }) {
+                start(waiting.remove(at: index))
+            } else if waiting.count < options.jobs * 4, let request = pending.popFirst() {
+                guard let download = makeDownload(request) else { continue }
+                start(download)
+            } else {
+                return
+            }
+        }
+    }
+
+    private func makeDownload(_ request: Request) -> Download? {
+        do {
+            let partial = try PartialFile(
+                root: root, entry: request.entry, name: partialNames[request.entry.path]!, buffer: readBuffer)
+            return Download(entry: request.entry, action: request.action, urls: request.urls, partial: partial, options: options)
+        } catch {
+            finish(FileResult(
+                path: request.entry.path, size: request.entry.size, action: request.action,
+                outcome: .failed(Failure(isLocal: true, reason: CacheError.system(error).description))))
+            return nil
+        }
+    }
+
+    private func start(_ download: Download) {
+        download.prepareAttempt()
+        if !download.announced {
+            download.announced = true
+            reporter.started(
+                path: download.entry.path, size: download.entry.size, resumingAt: download.partial.offset,
+                url: download.currentURL)
+        }
+        active[download.easy.handle] = download
+        curl_multi_add_handle(multi, download.easy.handle)
+    }
+
+    /// Takes every finished transfer off the multi handle and decides what follows.
+    private func collectFinished() -> Ending? {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                  let download = active.removeValue(forKey: handle)
+            else { continue }
+            let code = message.pointee.data.result
+            curl_multi_remove_handle(multi, handle)
+            switch download.complete(code) {
+            case .retry(let delay, let reason):
+                if !reason.isEmpty { reporter.retrying(path: download.entry.path, reason: reason, after: delay) }
+                download.notBefore = MonotonicClock.now() + delay
+                waiting.append(download)
+            case .done(let result):
+                if case .failed = result.outcome { download.suspend() }
+                finish(result)
+            case .stopRun(let result):
+                finish(result)
+                return stopAll(.stoppedByLocalError)
+            }
+        }
+        return nil
+    }
+
+    /// Stops every transfer, keeping each partial and its record for the next run.
+    private func stopAll(_ ending: Ending) -> Ending {
+        for (handle, download) in active {
+            curl_multi_remove_handle(multi, handle)
+            download.suspend()
+            finish(download.result(.interrupted))
+        }
+        active.removeAll()
+        for download in waiting {
+            download.suspend()
+            finish(download.result(.interrupted))
+        }
+        waiting.removeAll()
+        for request in pending {
+            finish(FileResult(path: request.entry.path, size: request.entry.size, action: request.action, outcome: .interrupted))
+        }
+        pending = []
+        return ending
+    }
+
+    private func finish(_ result: FileResult) {
+        results.append(result)
+        reporter.finished(result)
+    }
+
+    /// How long the poll may sleep: until the next retry is due, at most one second.
+    private func pollTimeout() -> Int32 {
+        guard active.isEmpty, let due = waiting.map(\.notBefore).min() else { return 1000 }
+        let milliseconds = (due - MonotonicClock.now()) * 1000
+        return Int32(max(0, min(1000, milliseconds.rounded(.up))))
+    }
+
+    /// Partial names from each path's hash, with a suffix in the unlikely event of a collision.
+    static func uniquePartialNames(_ paths: [String]) -> [String: String] {
+        var names: [String: String] = [:]
+        var taken = Set<String>()
+        for path in paths {
+            var name = PartialFile.name(for: path)
+            var suffix = 1
+            while !taken.insert(name).inserted {
+                name = PartialFile.name(for: path) + "-\(suffix)"
+                suffix += 1
+            }
+            names[path] = name
+        }
+        return names
+    }
+}
+
+/// Seconds on a clock that never jumps.
+public enum MonotonicClock {
+    public static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
