@@ -27,7 +27,11 @@ enum PlanCommand {
             return .localIOFailure
         }
         let plan = SyncPlan(manifest: manifest, cache: cache)
-        console.out(arguments.flags.contains("--json") ? PlanReport.jsonLines(plan) : PlanReport.table(plan))
+        if arguments.flags.contains("--json") {
+            PlanReport.writeJSONLines(plan, to: console.out)
+        } else {
+            PlanReport.writeTable(plan, to: console.out)
+        }
         return .success
     }
 }

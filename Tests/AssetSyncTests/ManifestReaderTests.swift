@@ -17,6 +17,29 @@ import Testing
         #expect(xml.sources(of: xml.entries[3]) == ["https://cdn.example.com/game/config/settings%20v2.json"])
     }
 
+    /// Thousands of entries, so that strings, numbers and tags straddle every read buffer boundary.
+    @Test func largeManifestsGiveTheSameModelInBothEncodings() throws {
+        var xml = "<manifest version=\"1\" base=\"https://h.example/g/\">\n"
+        var json = "{\"version\": 1, \"base\": \"https://h.example/g/\", \"files\": [\n"
+        var expected: [ManifestEntry] = []
+        for index in 0..<3000 {
+            let path = "dir\(index % 37)/sub \(index % 5)/file-\(index)-\(String(repeating: "x", count: index % 50)).bin"
+            let url = index % 7 == 0 ? "https://m.example/\(index)?a=1&b=\(index)" : nil
+            expected.append(ManifestEntry(path: path, size: Int64(index) * 1_000_003, crc32: UInt32(index) &* 2_654_435_761, url: url))
+            let crc = String(format: "%08x", UInt32(index) &* 2_654_435_761)
+            xml += "  <file path=\"\(path)\" size=\"\(Int64(index) * 1_000_003)\" crc32=\"\(crc)\""
+            xml += (url.map { " url=\"\($0.replacingOccurrences(of: "&", with: "&amp;"))\"" } ?? "") + "/>\n"
+            json += (index == 0 ? "" : ",\n") + "  {\"path\": \"\(path)\", \"size\": \(Int64(index) * 1_000_003), \"crc32\": \"\(crc)\""
+            json += (url.map { ", \"url\": \"\($0)\"" } ?? "") + "}"
+        }
+        xml += "</manifest>\n"
+        json += "]}\n"
+        #expect(json.utf8.count > 200_000)
+        let fromXML = try readManifest(xml)
+        #expect(fromXML.entries == expected)
+        #expect(try readManifest(json) == fromXML)
+    }
+
     @Test func gzipIsDetectedByContent() throws {
         let text = try String(contentsOf: packageRoot.appendingPathComponent("manifests/example.json"), encoding: .utf8)
         let directory = try TemporaryDirectory()

@@ -15,9 +15,9 @@ struct JSONText {
 
     var name: String { input.name }
 
-    func failure(_ violation: RuleViolation, at position: SourcePosition? = nil, entry: String? = nil) -> ManifestError {
+    func failure(_ violation: RuleViolation, at position: SourcePosition? = nil, entry: Int? = nil) -> ManifestError {
         ManifestError(
-            manifest: input.name, position: position ?? self.position, entry: entry,
+            manifest: input.name, position: position ?? self.position, entry: entry.map { "files[\($0)]" },
             problem: violation.problem, value: violation.value)
     }
 
@@ -52,7 +52,7 @@ struct JSONText {
         while let byte = try peek(), ManifestInput.isBlank(byte) { advance(over: byte) }
     }
 
-    mutating func expect(_ wanted: UInt8, entry: String?) throws(ManifestError) {
+    mutating func expect(_ wanted: UInt8, entry: Int?) throws(ManifestError) {
         guard let byte = try peek(), byte == wanted else {
             let found = try peek().map { "\(QuotedValue.quote(bytes: [$0]))" } ?? "the end of the document"
             throw failure(RuleViolation("expected \"\(UnicodeScalar(wanted))\" but found \(found)"), entry: entry)
@@ -75,7 +75,7 @@ struct JSONText {
     }
 
     /// Reads a number token and returns its text, leaving its meaning to the field's rule.
-    mutating func readNumber(field: String, entry: String?) throws(ManifestError) -> String {
+    mutating func readNumber(field: String, entry: Int?) throws(ManifestError) -> String {
         guard let first = try peek(), first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) else {
             throw failure(RuleViolation("\(field) must be a JSON number, not \(try kindOfValue())"), entry: entry)
         }
@@ -98,7 +98,7 @@ struct JSONText {
     }
 
     /// The number grammar of RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-    private func validNumber(field: String, at start: SourcePosition, entry: String?) throws(ManifestError) -> String {
+    private func validNumber(field: String, at start: SourcePosition, entry: Int?) throws(ManifestError) -> String {
         let text = String(decoding: scratch, as: UTF8.self)
         var rest = scratch[...]
         func digits() -> Int {
@@ -126,7 +126,25 @@ struct JSONText {
     }
 
     /// Reads a string token, decoding escapes; the result must be valid UTF-8.
-    mutating func readString(field: String, entry: String?) throws(ManifestError) -> String {
+    mutating func readString(field: String, entry: Int?) throws(ManifestError) -> String {
+        let start = position
+        try readStringBytes(field: field, entry: entry)
+        guard let string = String(validating: scratch, as: UTF8.self) else {
+            throw failure(
+                RuleViolation("\(field) is not valid UTF-8", value: QuotedValue.quote(bytes: scratch)), at: start, entry: entry)
+        }
+        return string
+    }
+
+    /// Reads an object key and returns its index in `keys`, or nil and the key for an unknown one.
+    mutating func readKey(among keys: [String], entry: Int?) throws(ManifestError) -> (index: Int?, key: String) {
+        try readStringBytes(field: "key", entry: entry)
+        for (index, key) in keys.enumerated() where key.utf8.elementsEqual(scratch) { return (index, key) }
+        return (nil, String(decoding: scratch, as: UTF8.self))
+    }
+
+    /// Reads a string token into `scratch`, decoding escapes.
+    private mutating func readStringBytes(field: String, entry: Int?) throws(ManifestError) {
         guard try peek() == UInt8(ascii: "\"") else {
             throw failure(RuleViolation("\(field) must be a string, not \(try kindOfValue())"), entry: entry)
         }
@@ -134,30 +152,40 @@ struct JSONText {
         advance(over: UInt8(ascii: "\""))
         scratch.removeAll(keepingCapacity: true)
         while true {
+            if index < end {
+                // Fast path: copy the plain run of bytes up to a quote, backslash or control character.
+                var stop = index
+                while stop < end {
+                    let byte = buffer[stop]
+                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                    stop += 1
+                }
+                if stop > index {
+                    for byte in buffer[index..<stop] where byte & 0xC0 != 0x80 { position.column += 1 }
+                    scratch.append(contentsOf: buffer[index..<stop])
+                    index = stop
+                    continue
+                }
+            }
             guard let byte = try peek() else {
                 throw failure(RuleViolation("\(field) is an unterminated string"), at: start, entry: entry)
             }
             advance(over: byte)
             switch byte {
             case UInt8(ascii: "\""):
-                guard let string = String(validating: scratch, as: UTF8.self) else {
-                    throw failure(
-                        RuleViolation("\(field) is not valid UTF-8", value: QuotedValue.quote(bytes: scratch)),
-                        at: start, entry: entry)
-                }
-                return string
+                return
             case UInt8(ascii: "\\"):
                 try readEscape(field: field, entry: entry)
-            case 0..<0x20:
+            case 0x20...:
+                scratch.append(byte)
+            default:
                 throw failure(
                     RuleViolation("\(field) has a raw control character; JSON strings must escape it"), entry: entry)
-            default:
-                scratch.append(byte)
             }
         }
     }
 
-    private mutating func readEscape(field: String, entry: String?) throws(ManifestError) {
+    private mutating func readEscape(field: String, entry: Int?) throws(ManifestError) {
         let at = position
         guard let byte = try peek() else {
             throw failure(RuleViolation("\(field) is an unterminated string"), entry: entry)
@@ -195,7 +223,7 @@ struct JSONText {
         }
     }
 
-    private mutating func readHex4(field: String, entry: String?) throws(ManifestError) -> UInt32 {
+    private mutating func readHex4(field: String, entry: Int?) throws(ManifestError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
             guard let byte = try peek() else {
