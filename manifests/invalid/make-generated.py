@@ -99,7 +99,6 @@ write("deep-nesting.xml", xml_manifest([
     + b"<a>" * 100_000]))
 
 # --- a UTF-8 byte order mark before a JSON manifest -------------------------
-write("json-byte-order-mark.json", b"\xef\xbb\xbf" + json_manifest([json_file(b"a")]))
 
 # --- gzip -------------------------------------------------------------------
 valid_xml = xml_manifest([

@@ -12,6 +12,7 @@ struct JSONManifestReader {
     }
 
     private mutating func readManifest() throws(ManifestError) -> Manifest {
+        try text.skipByteOrderMark()
         try text.skipWhitespace()
         guard try text.peek() == UInt8(ascii: "{") else {
             throw text.failure(RuleViolation("the manifest must be a JSON object, not \(try text.kindOfValue())"))
@@ -23,7 +24,7 @@ struct JSONManifestReader {
             case "version":
                 try reader.builder.setVersion(try reader.text.readNumber(field: "version", entry: nil), at: position)
             case "base":
-                try reader.builder.setBase(try reader.text.readString(field: "base", entry: nil), at: position)
+                try reader.builder.setBase(try reader.text.readString(field: "base", entry: nil, maximumBytes: URLRules.maximumBytes), at: position)
             default:
                 sawFiles = true
                 try reader.readArray(field: "files", entry: nil) { reader throws(ManifestError) in
@@ -42,6 +43,8 @@ struct JSONManifestReader {
     }
 
     private static let entryKeys = ["path", "size", "crc32", "url", "mirrors"]
+    /// The most bytes each string field may have; a longer one is refused before it is all read.
+    private static let maximumBytes = [ManifestRules.maximumPathBytes, 0, 64, URLRules.maximumBytes]
 
     /// Reads one `files[]` object. Written as a plain loop: it runs once per entry,
     /// a million times for a large manifest.
@@ -70,7 +73,8 @@ struct JSONManifestReader {
                 try readMirrors(into: &mirrors, allAbsolute: &urlsAreAbsolute, entry: index)
             } else {
                 let raw = key == 1
-                    ? try text.readNumber(field: field, entry: index) : try text.readString(field: field, entry: index)
+                    ? try text.readNumber(field: field, entry: index)
+                    : try text.readString(field: field, entry: index, maximumBytes: Self.maximumBytes[key])
                 do throws(RuleViolation) {
                     switch key {
                     case 0: path = try ManifestRules.path(raw)
@@ -107,7 +111,7 @@ struct JSONManifestReader {
         try readArray(field: "mirrors", entry: entry) { reader throws(ManifestError) in
             let at = reader.text.position
             let field = "mirrors[\(found.count)]"
-            let raw = try reader.text.readString(field: field, entry: entry)
+            let raw = try reader.text.readString(field: field, entry: entry, maximumBytes: URLRules.maximumBytes)
             do throws(RuleViolation) {
                 let checked = try URLRules.check(raw, field: field)
                 found.append(checked.text)

@@ -48,8 +48,19 @@ struct JSONText {
         return count > 0
     }
 
+    /// JSON texts may start with a UTF-8 byte order mark (RFC 8259 §8.1 lets a reader ignore it).
+    mutating func skipByteOrderMark() throws(ManifestError) {
+        for byte in ManifestInput.byteOrderMark {
+            guard try peek() == byte else { return }
+            index += 1
+        }
+    }
+
     mutating func skipWhitespace() throws(ManifestError) {
-        while let byte = try peek(), ManifestInput.isBlank(byte) { advance(over: byte) }
+        while true {
+            while index < end, ManifestInput.isBlank(buffer[index]) { advance(over: buffer[index]) }
+            guard index == end, try refill() else { return }
+        }
     }
 
     mutating func expect(_ wanted: UInt8, entry: Int?) throws(ManifestError) {
@@ -70,13 +81,14 @@ struct JSONText {
         case UInt8(ascii: "t"), UInt8(ascii: "f"): return "a boolean"
         case UInt8(ascii: "n"): return "null"
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return "a number"
-        default: return "invalid JSON"
+        default: return QuotedValue.quote(bytes: [byte])
         }
     }
 
     /// Reads a number token and returns its text, leaving its meaning to the field's rule.
     mutating func readNumber(field: String, entry: Int?) throws(ManifestError) -> String {
-        guard let first = try peek(), first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) else {
+        let signs = [UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: ".")]
+        guard let first = try peek(), signs.contains(first) || (first >= 0x30 && first <= 0x39) else {
             throw failure(RuleViolation("\(field) must be a JSON number, not \(try kindOfValue())"), entry: entry)
         }
         let start = position
@@ -126,9 +138,9 @@ struct JSONText {
     }
 
     /// Reads a string token, decoding escapes; the result must be valid UTF-8.
-    mutating func readString(field: String, entry: Int?) throws(ManifestError) -> String {
+    mutating func readString(field: String, entry: Int?, maximumBytes: Int = Int.max) throws(ManifestError) -> String {
         let start = position
-        try readStringBytes(field: field, entry: entry)
+        try readStringBytes(field: field, entry: entry, maximumBytes: maximumBytes)
         guard let string = String(validating: scratch, as: UTF8.self) else {
             throw failure(
                 RuleViolation("\(field) is not valid UTF-8", value: QuotedValue.quote(bytes: scratch)), at: start, entry: entry)
@@ -144,7 +156,7 @@ struct JSONText {
     }
 
     /// Reads a string token into `scratch`, decoding escapes.
-    private mutating func readStringBytes(field: String, entry: Int?) throws(ManifestError) {
+    private mutating func readStringBytes(field: String, entry: Int?, maximumBytes: Int = 4096) throws(ManifestError) {
         guard try peek() == UInt8(ascii: "\"") else {
             throw failure(RuleViolation("\(field) must be a string, not \(try kindOfValue())"), entry: entry)
         }
@@ -164,29 +176,40 @@ struct JSONText {
                     for byte in buffer[index..<stop] where byte & 0xC0 != 0x80 { position.column += 1 }
                     scratch.append(contentsOf: buffer[index..<stop])
                     index = stop
+                    if scratch.count > maximumBytes &* 16 {  // far too long: refuse without reading it all
+                        let shown = QuotedValue.quote(bytes: scratch.prefix(QuotedValue.maximumCharacters))
+                        throw failure(
+                            RuleViolation(
+                                "\(field) must be at most \(maximumBytes) bytes long",
+                                value: shown + "… (more than \(scratch.count) bytes)"),
+                            at: start, entry: entry)
+                    }
                     continue
                 }
             }
+            let at = position
             guard let byte = try peek() else {
                 throw failure(RuleViolation("\(field) is an unterminated string"), at: start, entry: entry)
+            }
+            if byte < 0x20 {
+                throw failure(
+                    RuleViolation("\(field) has a raw control character; JSON strings must escape it", value: QuotedValue.quote(bytes: [byte])),
+                    at: at, entry: entry)
             }
             advance(over: byte)
             switch byte {
             case UInt8(ascii: "\""):
                 return
             case UInt8(ascii: "\\"):
-                try readEscape(field: field, entry: entry)
-            case 0x20...:
-                scratch.append(byte)
+                try readEscape(field: field, entry: entry, at: at)
             default:
-                throw failure(
-                    RuleViolation("\(field) has a raw control character; JSON strings must escape it"), entry: entry)
+                scratch.append(byte)
             }
         }
     }
 
-    private mutating func readEscape(field: String, entry: Int?) throws(ManifestError) {
-        let at = position
+    /// Decodes the escape whose backslash, at `at`, was just read.
+    private mutating func readEscape(field: String, entry: Int?, at: SourcePosition) throws(ManifestError) {
         guard let byte = try peek() else {
             throw failure(RuleViolation("\(field) is an unterminated string"), entry: entry)
         }
@@ -200,22 +223,26 @@ struct JSONText {
         case UInt8(ascii: "t"): scratch.append(0x09)
         case UInt8(ascii: "u"):
             var scalar = try readHex4(field: field, entry: entry)
+            let digits = String(scalar, radix: 16)
+            let unpaired = RuleViolation(
+                "\(field) has an unpaired UTF-16 surrogate escape",
+                value: QuotedValue.quote("\\u" + String(repeating: "0", count: 4 - digits.count) + digits))
             if (0xD800..<0xDC00).contains(scalar) {
                 guard try peek() == UInt8(ascii: "\\") else {
-                    throw failure(RuleViolation("\(field) has an unpaired UTF-16 surrogate escape"), at: at, entry: entry)
+                    throw failure(unpaired, at: at, entry: entry)
                 }
                 advance(over: UInt8(ascii: "\\"))
                 guard try peek() == UInt8(ascii: "u") else {
-                    throw failure(RuleViolation("\(field) has an unpaired UTF-16 surrogate escape"), at: at, entry: entry)
+                    throw failure(unpaired, at: at, entry: entry)
                 }
                 advance(over: UInt8(ascii: "u"))
                 let low = try readHex4(field: field, entry: entry)
                 guard (0xDC00..<0xE000).contains(low) else {
-                    throw failure(RuleViolation("\(field) has an unpaired UTF-16 surrogate escape"), at: at, entry: entry)
+                    throw failure(unpaired, at: at, entry: entry)
                 }
                 scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
             } else if (0xDC00..<0xE000).contains(scalar) {
-                throw failure(RuleViolation("\(field) has an unpaired UTF-16 surrogate escape"), at: at, entry: entry)
+                throw failure(unpaired, at: at, entry: entry)
             }
             scratch.append(contentsOf: String(Character(UnicodeScalar(scalar)!)).utf8)
         default:
