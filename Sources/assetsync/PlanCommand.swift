@@ -13,6 +13,11 @@ enum PlanCommand {
             throw .localIOFailure
         }
         let plan = SyncPlan(manifest: manifest, cache: cache)
-        console.out(arguments.flags.contains("--json") ? PlanReport.jsonLines(plan) : PlanReport.table(plan))
+        if arguments.flags.contains("--json") {
+            PlanReport.writeJSONLines(plan, to: console.out)
+        } else {
+            PlanReport.writeTable(plan, to: console.out)
+        }
+        return .success
     }
 }

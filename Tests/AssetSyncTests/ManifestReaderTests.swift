@@ -17,6 +17,50 @@ import Testing
         #expect(xml.sources(of: xml.entries[3]) == ["https://cdn.example.com/game/config/settings%20v2.json"])
     }
 
+    /// Thousands of entries, so that strings, numbers and tags straddle every read buffer boundary.
+    @Test func largeManifestsGiveTheSameModelInBothEncodings() throws {
+        var xml = "<manifest version=\"1\" base=\"https://h.example/g/\">\n"
+        var json = "{\"version\": 1, \"base\": \"https://h.example/g/\", \"files\": [\n"
+        var expected: [ManifestEntry] = []
+        for index in 0..<3000 {
+            let path = "dir\(index % 37)/sub \(index % 5)/file-\(index)-\(String(repeating: "x", count: index % 50)).bin"
+            let url = index % 7 == 0 ? "https://m.example/\(index)?a=1&b=\(index)" : nil
+            expected.append(ManifestEntry(path: path, size: Int64(index) * 1_000_003, crc32: UInt32(index) &* 2_654_435_761, url: url))
+            let crc = String(format: "%08x", UInt32(index) &* 2_654_435_761)
+            xml += "  <file path=\"\(path)\" size=\"\(Int64(index) * 1_000_003)\" crc32=\"\(crc)\""
+            xml += (url.map { " url=\"\($0.replacingOccurrences(of: "&", with: "&amp;"))\"" } ?? "") + "/>\n"
+            json += (index == 0 ? "" : ",\n") + "  {\"path\": \"\(path)\", \"size\": \(Int64(index) * 1_000_003), \"crc32\": \"\(crc)\""
+            json += (url.map { ", \"url\": \"\($0)\"" } ?? "") + "}"
+        }
+        xml += "</manifest>\n"
+        json += "]}\n"
+        #expect(json.utf8.count > 200_000)
+        let fromXML = try readManifest(xml)
+        #expect(fromXML.entries == expected)
+        #expect(try readManifest(json) == fromXML)
+    }
+
+    @Test func byteOrderMarksAreSkippedInBothEncodings() throws {
+        let json = "\u{FEFF}{\"version\": 1, \"base\": \"http://h/\", \"files\": [{\"path\": \"a\", \"size\": 1, \"crc32\": \"00000001\"}]}"
+        let xml = "\u{FEFF}<?xml version=\"1.0\"?><manifest version=\"1\" base=\"http://h/\"><file path=\"a\" size=\"1\" crc32=\"00000001\"/></manifest>"
+        #expect(try readManifest(json) == readManifest(xml))
+    }
+
+    @Test func commentsAndInstructionsAnywhereAreIgnored() throws {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!-- leading -->
+            <?app ignored?>
+            <manifest version="1" base="http://h/"><!-- a --><file path="a" size="1" crc32="00000001"><!-- b -->
+            <mirror url="http://m/a"/></file><?x y?>
+            </manifest>
+            <!-- trailing -->
+            """
+        #expect(try readManifest(xml).entries == [ManifestEntry(path: "a", size: 1, crc32: 1, mirrors: ["http://m/a"])])
+        #expect(manifestError("<manifest version=\"1\">\n<!-- fine -->\n  <file path=\"../x\" size=\"1\" crc32=\"00000001\"/></manifest>")
+            == "m:3:3: <file>: path must not have a \".\" or \"..\" component: \"../x\"")
+    }
+
     @Test func gzipIsDetectedByContent() throws {
         let text = try String(contentsOf: packageRoot.appendingPathComponent("manifests/example.json"), encoding: .utf8)
         let directory = try TemporaryDirectory()
@@ -64,7 +108,7 @@ import Testing
         ("<manifest version=\"1\" base=\"http://h/\"><dir path=\"a\"/></manifest>",
          "m:1:40: unknown element <dir> in <manifest> (expected <file>)"),
         ("<manifest version=\"1\" base=\"http://h/\">hello<file path=\"a\" size=\"1\" crc32=\"00000001\"/></manifest>",
-         "m:1:1: text is not allowed here: \"hello\""),
+         "m:1:40: text is not allowed here; a manifest holds only elements and attributes"),
         ("<manifest version=\"1\" base=\"http://h/\"><file path=\"a\" crc32=\"00000001\"/></manifest>",
          "m:1:40: <file>: missing the required attribute size"),
         ("<manifest version=\"2\"/>", "m:1:1: version 2 is not supported; this assetsync reads version 1"),
@@ -90,7 +134,7 @@ import Testing
         ("{\"version\": 1, \"base\": \"http://h/\", \"files\": [{\"path\": \"a\\u0000b\", \"size\": 1, \"crc32\": \"00000001\"}]}",
          "m:1:56: files[0]: path must not contain control characters: \"a\\u{00}b\""),
         ("{\"version\": 1, \"base\": \"http://h/\", \"files\": [{\"path\": \"\\ud800\", \"size\": 1, \"crc32\": \"00000001\"}]}",
-         "m:1:58: files[0]: path has an unpaired UTF-16 surrogate escape"),
+         "m:1:57: files[0]: path has an unpaired UTF-16 surrogate escape: \"\\\\ud800\""),
         ("{\"version\": 1, \"base\": \"http://h/\", \"files\": [{\"path\": \"a\", \"size\": 1, \"crc32\": \"00000001\", \"x\": 1}]}",
          "m:1:93: files[0]: unknown key \"x\" (allowed: path, size, crc32, url, mirrors)"),
         ("{\"version\": 1, \"files\": [[[[[[[[[[[[[[[[[[[[", "m:1:26: files[0]: each file must be an object, not an array"),

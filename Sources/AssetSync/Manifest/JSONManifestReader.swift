@@ -12,6 +12,7 @@ struct JSONManifestReader {
     }
 
     private mutating func readManifest() throws(ManifestError) -> Manifest {
+        try text.skipByteOrderMark()
         try text.skipWhitespace()
         guard try text.peek() == UInt8(ascii: "{") else {
             throw text.failure(RuleViolation("the manifest must be a JSON object, not \(try text.kindOfValue())"))
@@ -23,7 +24,7 @@ struct JSONManifestReader {
             case "version":
                 try reader.builder.setVersion(try reader.text.readNumber(field: "version", entry: nil), at: position)
             case "base":
-                try reader.builder.setBase(try reader.text.readString(field: "base", entry: nil), at: position)
+                try reader.builder.setBase(try reader.text.readString(field: "base", entry: nil, maximumBytes: URLRules.maximumBytes), at: position)
             default:
                 sawFiles = true
                 try reader.readArray(field: "files", entry: nil) { reader throws(ManifestError) in
@@ -41,11 +42,16 @@ struct JSONManifestReader {
         return try builder.finish()
     }
 
+    private static let entryKeys = ["path", "size", "crc32", "url", "mirrors"]
+    /// The most bytes each string field may have; a longer one is refused before it is all read.
+    private static let maximumBytes = [ManifestRules.maximumPathBytes, 0, 64, URLRules.maximumBytes]
+
+    /// Reads one `files[]` object. Written as a plain loop: it runs once per entry,
+    /// a million times for a large manifest.
     private mutating func readEntry() throws(ManifestError) {
         let index = builder.entryCount
-        let entry = builder.entryName(index)
         guard try text.peek() == UInt8(ascii: "{") else {
-            throw text.failure(RuleViolation("each file must be an object, not \(try text.kindOfValue())"), entry: entry)
+            throw text.failure(RuleViolation("each file must be an object, not \(try text.kindOfValue())"), entry: index)
         }
         let position = text.position
         var path: String?
@@ -54,76 +60,106 @@ struct JSONManifestReader {
         var url: String?
         var mirrors: [String] = []
         var urlsAreAbsolute = true
-        try readObject(allowed: ["path", "size", "crc32", "url", "mirrors"], entry: entry) {
-            reader, key, _ throws(ManifestError) in
-            let at = reader.text.position
-            switch key {
-            case "path":
-                path = try reader.check(ManifestRules.path, try reader.text.readString(field: key, entry: entry), at, entry)
-            case "size":
-                size = try reader.check(ManifestRules.size, try reader.text.readNumber(field: key, entry: entry), at, entry)
-            case "crc32":
-                crc32 = try reader.check(ManifestRules.crc32, try reader.text.readString(field: key, entry: entry), at, entry)
-            case "url":
-                let raw = try reader.text.readString(field: key, entry: entry)
-                let checked = try reader.check({ (url: String) throws(RuleViolation) in try URLRules.check(url, field: "url") }, raw, at, entry)
-                url = checked.text
-                urlsAreAbsolute = urlsAreAbsolute && checked.isAbsolute
-            default:
-                try reader.readArray(field: "mirrors", entry: entry) { reader throws(ManifestError) in
-                    let at = reader.text.position
-                    let field = "mirrors[\(mirrors.count)]"
-                    let raw = try reader.text.readString(field: field, entry: entry)
-                    let checked = try reader.check({ (url: String) throws(RuleViolation) in try URLRules.check(url, field: field) }, raw, at, entry)
-                    mirrors.append(checked.text)
-                    urlsAreAbsolute = urlsAreAbsolute && checked.isAbsolute
+        var seen: UInt32 = 0
+        try text.expect(UInt8(ascii: "{"), entry: index)
+        try text.skipWhitespace()
+        var more = try text.peek() != UInt8(ascii: "}")
+        while more {
+            try text.skipWhitespace()
+            let key = try readKey(among: Self.entryKeys, seen: &seen, entry: index)
+            let at = text.position
+            let field = Self.entryKeys[key]
+            if key == 4 {
+                try readMirrors(into: &mirrors, allAbsolute: &urlsAreAbsolute, entry: index)
+            } else {
+                let raw = key == 1
+                    ? try text.readNumber(field: field, entry: index)
+                    : try text.readString(field: field, entry: index, maximumBytes: Self.maximumBytes[key])
+                do throws(RuleViolation) {
+                    switch key {
+                    case 0: path = try ManifestRules.path(raw)
+                    case 1: size = try ManifestRules.size(raw)
+                    case 2: crc32 = try ManifestRules.crc32(raw)
+                    default:
+                        let checked = try URLRules.check(raw, field: field)
+                        url = checked.text
+                        urlsAreAbsolute = urlsAreAbsolute && checked.isAbsolute
+                    }
+                } catch {
+                    throw text.failure(error, at: at, entry: index)
                 }
             }
+            try text.skipWhitespace()
+            more = try text.peek() == UInt8(ascii: ",")
+            if more { try text.expect(UInt8(ascii: ","), entry: index) }
         }
-        for (name, present) in [("path", path != nil), ("size", size != nil), ("crc32", crc32 != nil)] where !present {
-            throw text.failure(RuleViolation("missing the required key \"\(name)\""), at: position, entry: entry)
+        try text.expect(UInt8(ascii: "}"), entry: index)
+        guard let path, let size, let crc32 else {
+            let missing = path == nil ? "path" : size == nil ? "size" : "crc32"
+            throw text.failure(RuleViolation("missing the required key \"\(missing)\""), at: position, entry: index)
         }
         builder.add(
-            ManifestEntry(path: path!, size: size!, crc32: crc32!, url: url, mirrors: mirrors),
+            ManifestEntry(path: path, size: size, crc32: crc32, url: url, mirrors: mirrors),
             urlsAreAbsolute: urlsAreAbsolute, at: position)
     }
 
-    /// Applies a field rule, placing a broken rule at the value's position.
-    private func check<T>(
-        _ rule: (String) throws(RuleViolation) -> T, _ raw: String, _ position: SourcePosition, _ entry: String
-    ) throws(ManifestError) -> T {
-        do { return try rule(raw) } catch { throw text.failure(error, at: position, entry: entry) }
+    private mutating func readMirrors(
+        into mirrors: inout [String], allAbsolute: inout Bool, entry: Int
+    ) throws(ManifestError) {
+        var found: [String] = []
+        var absolute = true
+        try readArray(field: "mirrors", entry: entry) { reader throws(ManifestError) in
+            let at = reader.text.position
+            let field = "mirrors[\(found.count)]"
+            let raw = try reader.text.readString(field: field, entry: entry, maximumBytes: URLRules.maximumBytes)
+            do throws(RuleViolation) {
+                let checked = try URLRules.check(raw, field: field)
+                found.append(checked.text)
+                absolute = absolute && checked.isAbsolute
+            } catch {
+                throw reader.text.failure(error, at: at, entry: entry)
+            }
+        }
+        mirrors = found
+        allAbsolute = allAbsolute && absolute
+    }
+
+    /// Reads `"key":` for one of `keys`, refusing an unknown or repeated one; returns its index.
+    private mutating func readKey(among keys: [String], seen: inout UInt32, entry: Int?) throws(ManifestError) -> Int {
+        let keyPosition = text.position
+        guard try text.peek() == UInt8(ascii: "\"") else {
+            throw text.failure(RuleViolation("expected a key in double quotes"), entry: entry)
+        }
+        let (index, key) = try text.readKey(among: keys, entry: entry)
+        guard let index else {
+            throw text.failure(
+                RuleViolation("unknown key \(QuotedValue.quote(key)) (allowed: \(keys.joined(separator: ", ")))"),
+                at: keyPosition, entry: entry)
+        }
+        guard seen & (1 << index) == 0 else {
+            throw text.failure(RuleViolation("duplicate key \(QuotedValue.quote(key))"), at: keyPosition, entry: entry)
+        }
+        seen |= 1 << index
+        try text.skipWhitespace()
+        try text.expect(UInt8(ascii: ":"), entry: entry)
+        try text.skipWhitespace()
+        return index
     }
 
     /// Reads an object of known keys, refusing unknown and duplicate ones.
     private mutating func readObject(
-        allowed: [String], entry: String?,
+        allowed: [String], entry: Int?,
         _ value: (inout JSONManifestReader, String, SourcePosition) throws(ManifestError) -> Void
     ) throws(ManifestError) {
-        var seen: [String] = []
+        var seen: UInt32 = 0
         try text.expect(UInt8(ascii: "{"), entry: entry)
         try text.skipWhitespace()
         if try text.peek() == UInt8(ascii: "}") { return try text.expect(UInt8(ascii: "}"), entry: entry) }
         while true {
             try text.skipWhitespace()
             let keyPosition = text.position
-            guard try text.peek() == UInt8(ascii: "\"") else {
-                throw text.failure(RuleViolation("expected a key in double quotes"), entry: entry)
-            }
-            let key = try text.readString(field: "key", entry: entry)
-            guard allowed.contains(key) else {
-                throw text.failure(
-                    RuleViolation("unknown key \(QuotedValue.quote(key)) (allowed: \(allowed.joined(separator: ", ")))"),
-                    at: keyPosition, entry: entry)
-            }
-            guard !seen.contains(key) else {
-                throw text.failure(RuleViolation("duplicate key \(QuotedValue.quote(key))"), at: keyPosition, entry: entry)
-            }
-            seen.append(key)
-            try text.skipWhitespace()
-            try text.expect(UInt8(ascii: ":"), entry: entry)
-            try text.skipWhitespace()
-            try value(&self, key, keyPosition)
+            let index = try readKey(among: allowed, seen: &seen, entry: entry)
+            try value(&self, allowed[index], keyPosition)
             try text.skipWhitespace()
             if try text.peek() == UInt8(ascii: ",") {
                 try text.expect(UInt8(ascii: ","), entry: entry)
@@ -134,7 +170,7 @@ struct JSONManifestReader {
     }
 
     private mutating func readArray(
-        field: String, entry: String?, _ element: (inout JSONManifestReader) throws(ManifestError) -> Void
+        field: String, entry: Int?, _ element: (inout JSONManifestReader) throws(ManifestError) -> Void
     ) throws(ManifestError) {
         guard try text.peek() == UInt8(ascii: "[") else {
             throw text.failure(RuleViolation("\(field) must be an array, not \(try text.kindOfValue())"), entry: entry)

@@ -15,9 +15,9 @@ struct JSONText {
 
     var name: String { input.name }
 
-    func failure(_ violation: RuleViolation, at position: SourcePosition? = nil, entry: String? = nil) -> ManifestError {
+    func failure(_ violation: RuleViolation, at position: SourcePosition? = nil, entry: Int? = nil) -> ManifestError {
         ManifestError(
-            manifest: input.name, position: position ?? self.position, entry: entry,
+            manifest: input.name, position: position ?? self.position, entry: entry.map { "files[\($0)]" },
             problem: violation.problem, value: violation.value)
     }
 
@@ -48,11 +48,22 @@ struct JSONText {
         return count > 0
     }
 
-    mutating func skipWhitespace() throws(ManifestError) {
-        while let byte = try peek(), ManifestInput.isBlank(byte) { advance(over: byte) }
+    /// JSON texts may start with a UTF-8 byte order mark (RFC 8259 §8.1 lets a reader ignore it).
+    mutating func skipByteOrderMark() throws(ManifestError) {
+        for byte in ManifestInput.byteOrderMark {
+            guard try peek() == byte else { return }
+            index += 1
+        }
     }
 
-    mutating func expect(_ wanted: UInt8, entry: String?) throws(ManifestError) {
+    mutating func skipWhitespace() throws(ManifestError) {
+        while true {
+            while index < end, ManifestInput.isBlank(buffer[index]) { advance(over: buffer[index]) }
+            guard index == end, try refill() else { return }
+        }
+    }
+
+    mutating func expect(_ wanted: UInt8, entry: Int?) throws(ManifestError) {
         guard let byte = try peek(), byte == wanted else {
             let found = try peek().map { "\(QuotedValue.quote(bytes: [$0]))" } ?? "the end of the document"
             throw failure(RuleViolation("expected \"\(UnicodeScalar(wanted))\" but found \(found)"), entry: entry)
@@ -70,13 +81,14 @@ struct JSONText {
         case UInt8(ascii: "t"), UInt8(ascii: "f"): return "a boolean"
         case UInt8(ascii: "n"): return "null"
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return "a number"
-        default: return "invalid JSON"
+        default: return QuotedValue.quote(bytes: [byte])
         }
     }
 
     /// Reads a number token and returns its text, leaving its meaning to the field's rule.
-    mutating func readNumber(field: String, entry: String?) throws(ManifestError) -> String {
-        guard let first = try peek(), first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) else {
+    mutating func readNumber(field: String, entry: Int?) throws(ManifestError) -> String {
+        let signs = [UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: ".")]
+        guard let first = try peek(), signs.contains(first) || (first >= 0x30 && first <= 0x39) else {
             throw failure(RuleViolation("\(field) must be a JSON number, not \(try kindOfValue())"), entry: entry)
         }
         let start = position
@@ -98,7 +110,7 @@ struct JSONText {
     }
 
     /// The number grammar of RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-    private func validNumber(field: String, at start: SourcePosition, entry: String?) throws(ManifestError) -> String {
+    private func validNumber(field: String, at start: SourcePosition, entry: Int?) throws(ManifestError) -> String {
         let text = String(decoding: scratch, as: UTF8.self)
         var rest = scratch[...]
         func digits() -> Int {
@@ -126,7 +138,25 @@ struct JSONText {
     }
 
     /// Reads a string token, decoding escapes; the result must be valid UTF-8.
-    mutating func readString(field: String, entry: String?) throws(ManifestError) -> String {
+    mutating func readString(field: String, entry: Int?, maximumBytes: Int = Int.max) throws(ManifestError) -> String {
+        let start = position
+        try readStringBytes(field: field, entry: entry, maximumBytes: maximumBytes)
+        guard let string = String(validating: scratch, as: UTF8.self) else {
+            throw failure(
+                RuleViolation("\(field) is not valid UTF-8", value: QuotedValue.quote(bytes: scratch)), at: start, entry: entry)
+        }
+        return string
+    }
+
+    /// Reads an object key and returns its index in `keys`, or nil and the key for an unknown one.
+    mutating func readKey(among keys: [String], entry: Int?) throws(ManifestError) -> (index: Int?, key: String) {
+        try readStringBytes(field: "key", entry: entry)
+        for (index, key) in keys.enumerated() where key.utf8.elementsEqual(scratch) { return (index, key) }
+        return (nil, String(decoding: scratch, as: UTF8.self))
+    }
+
+    /// Reads a string token into `scratch`, decoding escapes.
+    private mutating func readStringBytes(field: String, entry: Int?, maximumBytes: Int = 4096) throws(ManifestError) {
         guard try peek() == UInt8(ascii: "\"") else {
             throw failure(RuleViolation("\(field) must be a string, not \(try kindOfValue())"), entry: entry)
         }
@@ -134,31 +164,52 @@ struct JSONText {
         advance(over: UInt8(ascii: "\""))
         scratch.removeAll(keepingCapacity: true)
         while true {
+            if index < end {
+                // Fast path: copy the plain run of bytes up to a quote, backslash or control character.
+                var stop = index
+                while stop < end {
+                    let byte = buffer[stop]
+                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                    stop += 1
+                }
+                if stop > index {
+                    for byte in buffer[index..<stop] where byte & 0xC0 != 0x80 { position.column += 1 }
+                    scratch.append(contentsOf: buffer[index..<stop])
+                    index = stop
+                    if scratch.count > maximumBytes &* 16 {  // far too long: refuse without reading it all
+                        let shown = QuotedValue.quote(bytes: scratch.prefix(QuotedValue.maximumCharacters))
+                        throw failure(
+                            RuleViolation(
+                                "\(field) must be at most \(maximumBytes) bytes long",
+                                value: shown + "… (more than \(scratch.count) bytes)"),
+                            at: start, entry: entry)
+                    }
+                    continue
+                }
+            }
+            let at = position
             guard let byte = try peek() else {
                 throw failure(RuleViolation("\(field) is an unterminated string"), at: start, entry: entry)
+            }
+            if byte < 0x20 {
+                throw failure(
+                    RuleViolation("\(field) has a raw control character; JSON strings must escape it", value: QuotedValue.quote(bytes: [byte])),
+                    at: at, entry: entry)
             }
             advance(over: byte)
             switch byte {
             case UInt8(ascii: "\""):
-                guard let string = String(validating: scratch, as: UTF8.self) else {
-                    throw failure(
-                        RuleViolation("\(field) is not valid UTF-8", value: QuotedValue.quote(bytes: scratch)),
-                        at: start, entry: entry)
-                }
-                return string
+                return
             case UInt8(ascii: "\\"):
-                try readEscape(field: field, entry: entry)
-            case 0..<0x20:
-                throw failure(
-                    RuleViolation("\(field) has a raw control character; JSON strings must escape it"), entry: entry)
+                try readEscape(field: field, entry: entry, at: at)
             default:
                 scratch.append(byte)
             }
         }
     }
 
-    private mutating func readEscape(field: String, entry: String?) throws(ManifestError) {
-        let at = position
+    /// Decodes the escape whose backslash, at `at`, was just read.
+    private mutating func readEscape(field: String, entry: Int?, at: SourcePosition) throws(ManifestError) {
         guard let byte = try peek() else {
             throw failure(RuleViolation("\(field) is an unterminated string"), entry: entry)
         }
@@ -172,22 +223,26 @@ struct JSONText {
         case UInt8(ascii: "t"): scratch.append(0x09)
         case UInt8(ascii: "u"):
             var scalar = try readHex4(field: field, entry: entry)
+            let digits = String(scalar, radix: 16)
+            let unpaired = RuleViolation(
+                "\(field) has an unpaired UTF-16 surrogate escape",
+                value: QuotedValue.quote("\\u" + String(repeating: "0", count: 4 - digits.count) + digits))
             if (0xD800..<0xDC00).contains(scalar) {
                 guard try peek() == UInt8(ascii: "\\") else {
-                    throw failure(RuleViolation("\(field) has an unpaired UTF-16 surrogate escape"), at: at, entry: entry)
+                    throw failure(unpaired, at: at, entry: entry)
                 }
                 advance(over: UInt8(ascii: "\\"))
                 guard try peek() == UInt8(ascii: "u") else {
-                    throw failure(RuleViolation("\(field) has an unpaired UTF-16 surrogate escape"), at: at, entry: entry)
+                    throw failure(unpaired, at: at, entry: entry)
                 }
                 advance(over: UInt8(ascii: "u"))
                 let low = try readHex4(field: field, entry: entry)
                 guard (0xDC00..<0xE000).contains(low) else {
-                    throw failure(RuleViolation("\(field) has an unpaired UTF-16 surrogate escape"), at: at, entry: entry)
+                    throw failure(unpaired, at: at, entry: entry)
                 }
                 scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
             } else if (0xDC00..<0xE000).contains(scalar) {
-                throw failure(RuleViolation("\(field) has an unpaired UTF-16 surrogate escape"), at: at, entry: entry)
+                throw failure(unpaired, at: at, entry: entry)
             }
             scratch.append(contentsOf: String(Character(UnicodeScalar(scalar)!)).utf8)
         default:
@@ -195,7 +250,7 @@ struct JSONText {
         }
     }
 
-    private mutating func readHex4(field: String, entry: String?) throws(ManifestError) -> UInt32 {
+    private mutating func readHex4(field: String, entry: Int?) throws(ManifestError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
             guard let byte = try peek() else {

@@ -102,29 +102,39 @@ struct ManifestBuilder {
 
     /// No two entries share a path, and no entry's path is a directory of another's.
     private func checkPathsAreUnique() throws(ManifestError) {
-        var firstIndexOfPath: [String: Int32] = [:]
-        firstIndexOfPath.reserveCapacity(entries.count)
-        var directories: [Substring: Int32] = [:]
-        for (index, entry) in entries.enumerated() {
-            if let earlier = firstIndexOfPath.updateValue(Int32(index), forKey: entry.path) {
+        let paths = entries.map(\.path)
+        var files = PathTable(capacity: paths.count)
+        var directories = PathTable(capacity: paths.count)
+        var fullHashes = [UInt64](repeating: 0, count: paths.count)
+        for index in paths.indices {
+            var path = paths[index]
+            let duplicate: Int? = path.withUTF8 { bytes in
+                var hash = PathTable.seed
+                for (offset, byte) in bytes.enumerated() {
+                    if byte == UInt8(ascii: "/") {
+                        _ = directories.insert(bytes, count: offset, hash: hash, entry: index, paths: paths)
+                    }
+                    hash = PathTable.mix(hash, byte)
+                }
+                fullHashes[index] = hash
+                return files.insert(bytes, count: bytes.count, hash: hash, entry: index, paths: paths)
+            }
+            if let earlier = duplicate {
                 throw error(
-                    RuleViolation("path is listed twice (also \(describe(Int(earlier))))", value: QuotedValue.quote(entry.path)),
+                    RuleViolation("path is listed twice (also \(describe(earlier)))", value: QuotedValue.quote(path)),
                     at: positions[index], entry: index)
             }
-            var end = entry.path.endIndex
-            while let slash = entry.path[..<end].lastIndex(of: "/") {
-                let directory = entry.path[..<slash]
-                if directories[directory] != nil { break }
-                directories[directory] = Int32(index)
-                end = slash
-            }
         }
-        for (index, entry) in entries.enumerated() {
-            if let other = directories[Substring(entry.path)] {
+        for index in paths.indices {
+            var path = paths[index]
+            let clash = path.withUTF8 { bytes in
+                directories.find(bytes, count: bytes.count, hash: fullHashes[index], paths: paths)?.entry
+            }
+            if let other = clash {
                 throw error(
                     RuleViolation(
-                        "path is a file here but a directory of \(QuotedValue.quote(entries[Int(other)].path)) (\(describe(Int(other))))",
-                        value: QuotedValue.quote(entry.path)),
+                        "path is a file here but a directory of \(QuotedValue.quote(paths[other])) (\(describe(other)))",
+                        value: QuotedValue.quote(path)),
                     at: positions[index], entry: index)
             }
         }

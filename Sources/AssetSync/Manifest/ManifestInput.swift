@@ -50,16 +50,19 @@ final class ManifestInput {
         if ownsDescriptor { close(fd) }
     }
 
-    /// The first byte that is not JSON/XML white space, without consuming anything.
+    /// The first byte that is not white space or a leading UTF-8 byte order mark, without consuming anything.
     func firstSignificantByte() throws(ManifestError) -> UInt8? {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            if let byte = pending.first(where: { !Self.isBlank($0) }) { return byte }
+            let start = pending.starts(with: Self.byteOrderMark) ? 3 : 0
+            if let byte = pending.dropFirst(start).first(where: { !Self.isBlank($0) }) { return byte }
             let count = try chunk.withMutableBytes { buffer throws(ManifestError) in try produce(into: buffer) }
             if count == 0 { return nil }
             pending += chunk[0..<count]
         }
     }
+
+    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     static func isBlank(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09

@@ -7,11 +7,7 @@ public enum ManifestReader {
     /// Reads `path` ("-" for standard input); throws a `ManifestError` naming what is wrong.
     public static func read(path: String, sizeLimit: Int64 = ManifestReader.sizeLimit) throws(ManifestError) -> Manifest {
         let input = try ManifestInput(path: path, limit: sizeLimit)
-        var first = try input.firstSignificantByte()
-        if first == 0xEF {
-            first = UInt8(ascii: "<")  // a UTF-8 byte order mark; libxml2 skips it
-        }
-        switch first {
+        switch try input.firstSignificantByte() {
         case UInt8(ascii: "<"):
             return try XMLManifestReader.read(input)
         case UInt8(ascii: "{"), UInt8(ascii: "["):

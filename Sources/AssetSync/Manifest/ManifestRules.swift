@@ -22,10 +22,8 @@ enum ManifestRules {
         guard !bytes.isEmpty else { throw RuleViolation("path must not be empty") }
         guard bytes.first != UInt8(ascii: "/") else { throw broken("must be relative, not absolute") }
         guard bytes.count <= maximumPathBytes else { throw broken("must be at most \(maximumPathBytes) bytes long") }
-        var componentStart = 0
         var componentLength = 0
         var dots = 0
-        var index = 0
         var previous: UInt8 = 0
         for byte in bytes {
             switch byte {
@@ -36,8 +34,7 @@ enum ManifestRules {
             case UInt8(ascii: "\\"):
                 throw broken("must not contain a backslash")
             case UInt8(ascii: "/"):
-                try checkComponent(length: componentLength, dots: dots, first: componentStart == 0, text: text)
-                componentStart = index + 1
+                try checkComponent(length: componentLength, dots: dots, text: text)
                 componentLength = 0
                 dots = 0
             default:
@@ -45,17 +42,17 @@ enum ManifestRules {
                 if byte == UInt8(ascii: ".") { dots += 1 }
             }
             previous = byte
-            index += 1
         }
-        try checkComponent(length: componentLength, dots: dots, first: componentStart == 0, text: text)
-        if text == reservedDirectory || text.utf8.starts(with: (reservedDirectory + "/").utf8) {
+        try checkComponent(length: componentLength, dots: dots, text: text)
+        if text.utf8.starts(with: reservedDirectory.utf8),
+           text.utf8.count == reservedDirectory.utf8.count || text.utf8.dropFirst(reservedDirectory.utf8.count).first == UInt8(ascii: "/") {
             throw broken("must not be under \(reservedDirectory)/, which assetsync keeps for itself")
         }
         return text
     }
 
-    private static func checkComponent(length: Int, dots: Int, first: Bool, text: String) throws(RuleViolation) {
-        let value = QuotedValue.quote(text)
+    private static func checkComponent(length: Int, dots: Int, text: String) throws(RuleViolation) {
+        var value: String { QuotedValue.quote(text) }
         if length == 0 { throw RuleViolation("path must not have an empty component (\"//\" or a trailing \"/\")", value: value) }
         if length == dots, dots <= 2 { throw RuleViolation("path must not have a \".\" or \"..\" component", value: value) }
         if length > maximumComponentBytes {
@@ -65,8 +62,8 @@ enum ManifestRules {
 
     /// A size is written as plain decimal digits: no sign, fraction or exponent.
     static func size(_ text: String) throws(RuleViolation) -> Int64 {
-        let value = QuotedValue.quote(text)
-        let bytes = Array(text.utf8)
+        var value: String { QuotedValue.quote(text) }
+        let bytes = text.utf8
         guard !bytes.isEmpty else { throw RuleViolation("size must not be empty") }
         if bytes.first == UInt8(ascii: "-") { throw RuleViolation("size must not be negative", value: value) }
         var result: Int64 = 0
@@ -89,7 +86,7 @@ enum ManifestRules {
     }
 
     static func crc32(_ text: String) throws(RuleViolation) -> UInt32 {
-        let value = QuotedValue.quote(text)
+        var value: String { QuotedValue.quote(text) }
         var result: UInt32 = 0
         for byte in text.utf8 {
             let digit: UInt8

@@ -16,7 +16,7 @@ public enum URLRules {
 
     /// Checks a `url`, mirror or `base` field: `isAbsolute` tells whether it can stand alone.
     static func check(_ text: String, field: String) throws(RuleViolation) -> (text: String, isAbsolute: Bool) {
-        let value = QuotedValue.quote(text)
+        var value: String { QuotedValue.quote(text) }
         guard !text.isEmpty else { throw RuleViolation("\(field) must not be empty") }
         guard text.utf8.count <= maximumBytes else {
             throw RuleViolation("\(field) must be at most \(maximumBytes) bytes long", value: value)
@@ -30,11 +30,10 @@ public enum URLRules {
             }
         }
         if let scheme = scheme(of: text) {
-            let lower = scheme.lowercased()
-            guard lower == "http" || lower == "https" else {
+            guard isHTTP(scheme) else {
                 throw RuleViolation("\(field) must use http or https, not \(scheme)", value: value)
             }
-            _ = try parse(text, field: field)
+            _ = try split(text, field: field)
             return (text, true)
         }
         return (text, false)
@@ -92,62 +91,89 @@ public enum URLRules {
     }
 
     /// The scheme, if the text starts with one (`letter *(letter / digit / "+" / "-" / ".") ":"`).
-    static func scheme(of text: String) -> String? {
-        var scheme = ""
-        for character in text.unicodeScalars {
-            if character == ":" { return scheme.isEmpty ? nil : scheme }
-            let isLetter = ("a"..."z").contains(character) || ("A"..."Z").contains(character)
-            let isOther = ("0"..."9").contains(character) || character == "+" || character == "-" || character == "."
-            guard isLetter || (!scheme.isEmpty && isOther) else { return nil }
-            scheme.unicodeScalars.append(character)
+    static func scheme(of text: String) -> Substring? {
+        let bytes = text.utf8
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ":") { return index == bytes.startIndex ? nil : text[..<index] }
+            let isLetter = (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+            let isOther = (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            guard isLetter || (index != bytes.startIndex && isOther) else { return nil }
+            index = bytes.index(after: index)
         }
         return nil
     }
 
-    static func parse(_ text: String, field: String) throws(RuleViolation) -> Parts {
-        let value = QuotedValue.quote(text)
-        guard let scheme = scheme(of: text) else { throw RuleViolation("\(field) must be an absolute URL", value: value) }
-        let lower = scheme.lowercased()
-        guard lower == "http" || lower == "https" else {
-            throw RuleViolation("\(field) must use http or https, not \(scheme)", value: value)
-        }
-        let afterScheme = text.dropFirst(scheme.count + 1)
-        guard afterScheme.hasPrefix("//") else {
-            throw RuleViolation("\(field) must have a host (\(lower)://host/…)", value: value)
-        }
-        let afterSlashes = afterScheme.dropFirst(2)
-        let authorityEnd = afterSlashes.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? afterSlashes.endIndex
-        let authority = String(afterSlashes[..<authorityEnd])
-        guard !authority.contains("@") else {
-            throw RuleViolation("\(field) must not carry credentials; use --netrc or --header", value: value)
-        }
-        try checkAuthority(authority, field: field, value: value)
-        let (path, rest) = splitPath(String(afterSlashes[authorityEnd...]))
-        return Parts(scheme: lower, authority: authority, path: path.isEmpty ? "/" : path, rest: rest)
+    /// Whether `scheme` is http or https, in any case.
+    static func isHTTP(_ scheme: Substring) -> Bool {
+        let lower = scheme.utf8.map { $0 | 0x20 }
+        return lower.elementsEqual("http".utf8) || lower.elementsEqual("https".utf8)
     }
 
-    private static func checkAuthority(_ authority: String, field: String, value: String) throws(RuleViolation) {
-        var host = Substring(authority)
-        var port: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else {
+    static func parse(_ text: String, field: String) throws(RuleViolation) -> Parts {
+        let (scheme, authority, remainder) = try split(text, field: field)
+        let (path, rest) = splitPath(String(remainder))
+        return Parts(scheme: scheme.lowercased(), authority: String(authority), path: path.isEmpty ? "/" : path, rest: rest)
+    }
+
+    /// Checks an absolute http(s) URL and returns its scheme, authority and the rest, without copying.
+    private static func split(
+        _ text: String, field: String
+    ) throws(RuleViolation) -> (scheme: Substring, authority: Substring, rest: Substring) {
+        var value: String { QuotedValue.quote(text) }
+        guard let scheme = scheme(of: text) else { throw RuleViolation("\(field) must be an absolute URL", value: value) }
+        guard isHTTP(scheme) else {
+            throw RuleViolation("\(field) must use http or https, not \(scheme)", value: value)
+        }
+        let afterScheme = text.utf8[text.utf8.index(after: scheme.endIndex)...]
+        guard afterScheme.starts(with: "//".utf8) else {
+            throw RuleViolation("\(field) must have a host (\(scheme.lowercased())://host/…)", value: value)
+        }
+        let afterSlashes = afterScheme.dropFirst(2)
+        let authorityEnd = afterSlashes.firstIndex {
+            $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+        } ?? afterSlashes.endIndex
+        let authority = text[afterSlashes.startIndex..<authorityEnd]
+        guard !authority.utf8.contains(UInt8(ascii: "@")) else {
+            throw RuleViolation("\(field) must not carry credentials; use --netrc or --header", value: value)
+        }
+        try checkAuthority(authority, field: field, text: text)
+        return (scheme, authority, text[authorityEnd...])
+    }
+
+    /// Checks `host[:port]` or `[v6]:port` byte by byte.
+    private static func checkAuthority(_ authority: Substring, field: String, text: String) throws(RuleViolation) {
+        var value: String { QuotedValue.quote(text) }
+        let bytes = authority.utf8
+        var hostEnd = bytes.endIndex
+        var portStart: Substring.UTF8View.Index?
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else {
                 throw RuleViolation("\(field) has an unterminated IPv6 address", value: value)
             }
-            host = authority[...close]
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw RuleViolation("\(field) has a malformed host", value: value) }
-                port = after.dropFirst()
+            hostEnd = bytes.index(after: close)
+            if hostEnd != bytes.endIndex {
+                guard bytes[hostEnd] == UInt8(ascii: ":") else { throw RuleViolation("\(field) has a malformed host", value: value) }
+                portStart = bytes.index(after: hostEnd)
             }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-            port = authority[authority.index(after: colon)...]
+        } else if let colon = bytes.lastIndex(of: UInt8(ascii: ":")) {
+            hostEnd = colon
+            portStart = bytes.index(after: colon)
         }
-        guard !host.isEmpty else { throw RuleViolation("\(field) must have a host", value: value) }
-        if let port {
-            guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(port),
-                  number <= 65535
-            else { throw RuleViolation("\(field) has an invalid port", value: value) }
+        guard hostEnd != bytes.startIndex else { throw RuleViolation("\(field) must have a host", value: value) }
+        if let portStart {
+            var port = 0
+            var digits = 0
+            for byte in bytes[portStart...] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 5 else {
+                    throw RuleViolation("\(field) has an invalid port", value: value)
+                }
+                port = port * 10 + Int(byte - UInt8(ascii: "0"))
+                digits += 1
+            }
+            guard digits > 0, port <= 65535 else { throw RuleViolation("\(field) has an invalid port", value: value) }
         }
     }
 

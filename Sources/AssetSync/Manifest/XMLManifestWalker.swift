@@ -63,18 +63,20 @@ struct XMLManifestWalker {
     }
 
     private mutating func startElement(depth: Int32) throws(ManifestError) {
-        let name = String(cString: xmlTextReaderConstName(reader))
-        let isEmpty = xmlTextReaderIsEmptyElement(reader) == 1
-        switch (depth, name) {
-        case (0, "manifest"):
+        let namePointer = xmlTextReaderConstName(reader)
+        let expectedName = ["manifest", "file", "mirror"][min(Int(depth), 2)]
+        switch depth {
+        case 0 where Self.equal(namePointer, expectedName):
             sawRoot = true
             try readManifestAttributes()
-        case (1, "file"):
+        case 1 where Self.equal(namePointer, expectedName):
+            let isEmpty = xmlTextReaderIsEmptyElement(reader) == 1
             try startFile()
             if isEmpty { try finishFile() }
-        case (2, "mirror"):
+        case 2 where Self.equal(namePointer, expectedName):
             try readMirror()
         default:
+            let name = namePointer.map { String(cString: $0) } ?? "?"
             let parent = ["", "<manifest>", "<file>", "<mirror>"][min(Int(depth), 3)]
             let expected = ["<manifest>", "<file>", "<mirror>", "nothing"][min(Int(depth), 3)]
             let place = parent.isEmpty ? "as the root element" : "in \(parent)"
@@ -86,13 +88,8 @@ struct XMLManifestWalker {
     private mutating func readManifestAttributes() throws(ManifestError) {
         var base: String?
         var version: String?
-        try forEachAttribute(of: "manifest", allowed: "version, base") { name, value in
-            switch name {
-            case "version": version = value
-            case "base": base = value
-            default: return false
-            }
-            return true
+        try forEachAttribute(of: "manifest", allowed: ["version", "base"]) { index, value in
+            if index == 0 { version = value } else { base = value }
         }
         guard let version else { throw failure(RuleViolation("<manifest> is missing its version attribute")) }
         try builder.setVersion(version, at: elementPosition)
@@ -104,24 +101,23 @@ struct XMLManifestWalker {
         var size: String?
         var crc32: String?
         var url: String?
-        try forEachAttribute(of: "file", allowed: "path, size, crc32, url") { name, value in
-            switch name {
-            case "path": path = value
-            case "size": size = value
-            case "crc32": crc32 = value
-            case "url": url = value
-            default: return false
+        try forEachAttribute(of: "file", allowed: ["path", "size", "crc32", "url"]) { index, value in
+            switch index {
+            case 0: path = value
+            case 1: size = value
+            case 2: crc32 = value
+            default: url = value
             }
-            return true
         }
-        for (name, value) in [("path", path), ("size", size), ("crc32", crc32)] where value == nil {
-            throw failure(RuleViolation("missing the required attribute \(name)"), entry: true)
+        guard let path, let size, let crc32 else {
+            let missing = path == nil ? "path" : size == nil ? "size" : "crc32"
+            throw failure(RuleViolation("missing the required attribute \(missing)"), entry: true)
         }
         do {
             let checkedURL = try url.map { url throws(RuleViolation) in try URLRules.check(url, field: "url") }
             file = PendingFile(
-                path: try ManifestRules.path(path!), size: try ManifestRules.size(size!),
-                crc32: try ManifestRules.crc32(crc32!), url: checkedURL?.text,
+                path: try ManifestRules.path(path), size: try ManifestRules.size(size),
+                crc32: try ManifestRules.crc32(crc32), url: checkedURL?.text,
                 urlsAreAbsolute: checkedURL?.isAbsolute ?? true, position: elementPosition)
         } catch {
             throw failure(error, entry: true)
@@ -130,11 +126,7 @@ struct XMLManifestWalker {
 
     private mutating func readMirror() throws(ManifestError) {
         var url: String?
-        try forEachAttribute(of: "mirror", allowed: "url") { name, value in
-            guard name == "url" else { return false }
-            url = value
-            return true
-        }
+        try forEachAttribute(of: "mirror", allowed: ["url"]) { _, value in url = value }
         guard let url else { throw failure(RuleViolation("<mirror> is missing its url attribute"), entry: true) }
         do {
             let checked = try URLRules.check(url, field: "mirror url")
@@ -153,19 +145,30 @@ struct XMLManifestWalker {
         self.file = nil
     }
 
-    /// Calls `body` with each attribute of the current element; `body` returns false for an unknown one.
+    /// Calls `body` with the index in `allowed` and the value of each attribute of the current element.
     private func forEachAttribute(
-        of element: String, allowed: String, _ body: (String, String) -> Bool
+        of element: String, allowed: [String], _ body: (Int, String) -> Void
     ) throws(ManifestError) {
         defer { xmlTextReaderMoveToElement(reader) }
         while xmlTextReaderMoveToNextAttribute(reader) == 1 {
-            let name = String(cString: xmlTextReaderConstName(reader))
-            let value = String(cString: xmlTextReaderConstValue(reader))
-            if !body(name, value) {
+            let name = xmlTextReaderConstName(reader)
+            guard let index = allowed.firstIndex(where: { Self.equal(name, $0) }) else {
+                let text = name.map { String(cString: $0) } ?? "?"
                 throw failure(
-                    RuleViolation("unknown attribute \(name) on <\(element)> (allowed: \(allowed))"),
+                    RuleViolation("unknown attribute \(text) on <\(element)> (allowed: \(allowed.joined(separator: ", ")))"),
                     entry: element != "manifest")
             }
+            body(index, String(cString: xmlTextReaderConstValue(reader)))
+        }
+    }
+
+    /// Whether libxml2's NUL-terminated name is `expected`, without making a String of it.
+    private static func equal(_ name: UnsafePointer<xmlChar>?, _ expected: String) -> Bool {
+        guard let name else { return false }
+        var expected = expected
+        return expected.withUTF8 { bytes in
+            for (index, byte) in bytes.enumerated() where name[index] != byte { return false }
+            return name[bytes.count] == 0
         }
     }
 

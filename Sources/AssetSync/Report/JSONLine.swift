@@ -1,6 +1,7 @@
 /// Builds one JSON object on one line, keys in the order they are added.
 public struct JSONLine {
     private var text = "{"
+    private var isEmpty = true
 
     public init(type: String) {
         add("type", type)
@@ -27,13 +28,20 @@ public struct JSONLine {
     public var line: String { text + "}\n" }
 
     private mutating func appendKey(_ key: String) {
-        if text.count > 1 { text += "," }
+        if !isEmpty { text += "," }
+        isEmpty = false
         Self.appendQuoted(key, to: &text)
         text += ":"
     }
 
     static func appendQuoted(_ value: String, to out: inout String) {
         out += "\""
+        let plain = value.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 < 0x7F }
+        if plain {
+            out += value
+            out += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

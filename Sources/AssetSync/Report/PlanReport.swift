@@ -1,9 +1,27 @@
-/// Renders a `SyncPlan` as a table for people or as JSON lines for machines.
+/// Renders a `SyncPlan` as a table for people or as JSON lines for machines,
+/// handing the text to a sink in chunks so that a large plan is never held whole.
 public enum PlanReport {
+    static let chunkSize = 64 << 10
+
     public static func table(_ plan: SyncPlan) -> String {
+        var all = ""
+        writeTable(plan) { all += $0 }
+        return all
+    }
+
+    public static func jsonLines(_ plan: SyncPlan) -> String {
+        var all = ""
+        writeJSONLines(plan) { all += $0 }
+        return all
+    }
+
+    public static func writeTable(_ plan: SyncPlan, to sink: (String) -> Void) {
         var out = "ACTION   SIZE        PATH\n"
-        out.reserveCapacity(plan.items.count * 48)
         for item in plan.items {
+            if out.utf8.count >= chunkSize {
+                sink(out)
+                out = ""
+            }
             out += pad(item.action.rawValue, 9)
             out += pad(ByteCount.human(item.size), 12)
             out += QuotedValue.displayPath(item.path)
@@ -12,7 +30,7 @@ public enum PlanReport {
         }
         if plan.items.isEmpty { out += "(nothing: the manifest and the cache are both empty)\n" }
         out += "\n" + summary(plan)
-        return out
+        sink(out)
     }
 
     public static func summary(_ plan: SyncPlan) -> String {
@@ -29,20 +47,31 @@ public enum PlanReport {
         return out
     }
 
-    public static func jsonLines(_ plan: SyncPlan) -> String {
+    /// One `{"type":"plan",…}` line per item (written directly: a JSONLine per item costs too much at 1M), then the summary.
+    public static func writeJSONLines(_ plan: SyncPlan, to sink: (String) -> Void) {
         var out = ""
+        out.reserveCapacity(chunkSize + 8192)
         for item in plan.items {
-            var line = JSONLine(type: "plan")
-            line.add("action", item.action.rawValue)
-            line.add("path", item.path)
-            line.add("size", item.size)
-            if item.action == .changed, let local = item.local {
-                line.add("local_kind", local.kind.rawValue)
-                line.add("local_size", local.size)
-            } else if item.action == .extra, let local = item.local, local.kind != .regular {
-                line.add("local_kind", local.kind.rawValue)
+            if out.utf8.count >= chunkSize {
+                sink(out)
+                out = ""
             }
-            out += line.line
+            out += #"{"type":"plan","action":""#
+            out += item.action.rawValue
+            out += #"","path":"#
+            JSONLine.appendQuoted(item.path, to: &out)
+            out += #","size":"#
+            out += String(item.size)
+            if let local = item.local, item.action == .changed || (item.action == .extra && local.kind != .regular) {
+                out += #","local_kind":""#
+                out += local.kind.rawValue
+                out += "\""
+                if item.action == .changed {
+                    out += #","local_size":"#
+                    out += String(local.size)
+                }
+            }
+            out += "}\n"
         }
         var summary = JSONLine(type: "summary")
         summary.add("files", plan.items.count - plan.count(.extra))
@@ -50,7 +79,7 @@ public enum PlanReport {
         summary.add("bytes_to_download", plan.bytesToDownload)
         summary.add("bytes_to_check", plan.bytes(.check))
         out += summary.line
-        return out
+        sink(out)
     }
 
     private static func note(for item: SyncPlan.Item) -> String? {
