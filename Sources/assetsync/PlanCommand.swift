@@ -18,6 +18,5 @@ enum PlanCommand {
         } else {
             PlanReport.writeTable(plan, to: console.out)
         }
-        return .success
     }
 }
