@@ -3,11 +3,11 @@ SHELL := /bin/bash
 export PATH := $(if $(wildcard /opt/swift/usr/bin),/opt/swift/usr/bin:,)$(PATH)
 
 # Every Debian package that building, testing and benchmarking need.
-DEBIAN_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev pkg-config nginx curl gzip time util-linux
+DEBIAN_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev pkg-config nginx curl gzip time util-linux python3 ca-certificates
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN := .build/release/assetsync
 
-.PHONY: all deps build debug test bench bench-manifest clean
+.PHONY: all deps build debug test demo bench bench-manifest clean
 
 all: build
 
@@ -32,10 +32,14 @@ test: deps
 	swift build --build-tests
 	ASSETSYNC_BIN=$(CURDIR)/$(RELEASE_BIN) swift test --skip-build
 
+# The main job end to end against a local nginx; see demo/run.sh.
+demo: build
+	demo/run.sh $(RELEASE_BIN)
+
 bench: bench-manifest
 
 bench-manifest: build
 	bench/manifest/run.sh $(RELEASE_BIN)
 
 clean:
-	rm -rf .build bench/out
+	rm -rf .build bench/out demo/out demo-cache
