@@ -20,9 +20,10 @@ let package = Package(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Sources/CCurlShim"),
+        .target(name: "CSystemShim", path: "Sources/CSystemShim"),
         .target(
             name: "AssetSync",
-            dependencies: ["CCurl", "CCurlShim", "CLibXML2", "CZlib"],
+            dependencies: ["CCurl", "CCurlShim", "CSystemShim", "CLibXML2", "CZlib"],
             path: "Sources/AssetSync",
             swiftSettings: strict),
         .executableTarget(

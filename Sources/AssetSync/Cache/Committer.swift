@@ -1,3 +1,4 @@
+import CSystemShim
 import Glibc
 
 /// The commit protocol of invariant 2: a partial becomes visible at its final
@@ -10,20 +11,60 @@ enum Committer {
         return 0o666 & ~mask
     }()
 
-    /// fsync, compare size and CRC, set the mode, `renameat` into place (replacing
-    /// a symlink there, never writing through it), fsync the directory.
-    static func commit(_ partial: PartialFile) throws(CommitError) {
+    /// Whether the partial holds exactly the manifest's bytes: its size and its CRC-32,
+    /// computed while streaming over the bytes written.
+    static func verify(_ partial: PartialFile) throws(CommitError) {
         let entry = partial.entry
-        guard fdatasync(partial.fd) == 0 else { throw .local(.system(SystemError("fsync", path: partial.displayPath))) }
         guard partial.offset == entry.size else {
             throw .mismatch("received \(partial.offset) bytes, expected \(entry.size)")
         }
         guard partial.crc.value == entry.crc32 else {
             throw .mismatch("CRC-32 is \(CRC32Text.hex(partial.crc.value)), expected \(CRC32Text.hex(entry.crc32))")
         }
-        guard fchmod(partial.fd, fileMode) == 0 else { throw .local(.system(SystemError("chmod", path: partial.displayPath))) }
-        try place(partial.partName, from: partial.root.partialFD, at: entry.path, in: partial.root)
-        unlinkat(partial.root.partialFD, partial.recordName, 0)
+    }
+
+    /// Commits verified partials as one group: their data made durable (`fdatasync` for
+    /// one file, a single `syncfs` for several, which costs one journal commit instead of
+    /// one per file), the mode set, each `renameat` into place (replacing a symlink there,
+    /// never writing through it), then each parent directory fsynced once.
+    /// Returns, in order, nil for each committed partial or the error that stopped it.
+    static func commit(_ partials: [PartialFile]) -> [CacheError?] {
+        guard let first = partials.first else { return [] }
+        var errors = [CacheError?](repeating: nil, count: partials.count)
+        let durable = partials.count == 1 ? fdatasync(first.fd) : asc_syncfs(first.fd)
+        if durable != 0 {
+            let error = CacheError.system(SystemError(partials.count == 1 ? "fsync" : "syncfs", path: first.displayPath))
+            return errors.map { _ in error }
+        }
+        var parents: [Substring: Int32] = [:]
+        defer { for fd in parents.values { close(fd) } }
+        var touched: [Substring: String] = [:]
+        for (index, partial) in partials.enumerated() {
+            let path = partial.entry.path
+            let parentPath = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[..<$0] } ?? ""
+            do throws(CacheError) {
+                guard fchmod(partial.fd, fileMode) == 0 else { throw .system(SystemError("chmod", path: partial.displayPath)) }
+                let parent: Int32
+                if let open = parents[parentPath] {
+                    parent = open
+                } else {
+                    parent = try partial.root.openParent(of: path)
+                    parents[parentPath] = parent
+                }
+                try rename(partial.partName, from: partial.root.partialFD, to: path, in: parent, root: partial.root)
+                touched[parentPath] = partial.root.path + "/" + path
+                unlinkat(partial.root.partialFD, partial.recordName, 0)
+            } catch {
+                errors[index] = error
+            }
+        }
+        for (parentPath, display) in touched where fsync(parents[parentPath]!) != 0 {
+            let error = CacheError.system(SystemError("fsync", path: display))
+            for (index, partial) in partials.enumerated() where errors[index] == nil && partial.entry.path.hasPrefix(parentPath) {
+                errors[index] = error
+            }
+        }
+        return errors
     }
 
     /// Makes an empty file visible at `entry.path`: nothing to download for size 0.
@@ -36,21 +77,27 @@ enum Committer {
         guard fd >= 0 else { throw .local(.system(SystemError("open", path: root.path + "/.assetsync/partial/" + name))) }
         fchmod(fd, fileMode)
         close(fd)
-        try place(name, from: root.partialFD, at: entry.path, in: root)
+        do throws(CacheError) {
+            let parent = try root.openParent(of: entry.path)
+            defer { close(parent) }
+            try rename(name, from: root.partialFD, to: entry.path, in: parent, root: root)
+            guard fsync(parent) == 0 else { throw .system(SystemError("fsync", path: root.path + "/" + entry.path)) }
+        } catch {
+            throw .local(error)
+        }
     }
 
-    private static func place(_ name: String, from directory: Int32, at path: String, in root: CacheRoot) throws(CommitError) {
-        let parent: Int32
-        do { parent = try root.openParent(of: path) } catch { throw .local(error) }
-        defer { close(parent) }
-        let base = String(path.split(separator: "/").last!)
+    /// Renames `name` in `directory` to the last component of `path` in `parent`; a directory in its place is an obstruction.
+    private static func rename(
+        _ name: String, from directory: Int32, to path: String, in parent: Int32, root: CacheRoot
+    ) throws(CacheError) {
+        let base = String(path[(path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path.utf8.index(after: $0) } ?? path.startIndex)...])
         let display = root.path + "/" + path
         var status = stat()
         if fstatat(parent, base, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFDIR {
-            throw .local(.obstructed(path: display, by: .directory))
+            throw .obstructed(path: display, by: .directory)
         }
-        guard renameat(directory, name, parent, base) == 0 else { throw .local(.system(SystemError("rename", path: display))) }
-        guard fsync(parent) == 0 else { throw .local(.system(SystemError("fsync", path: display))) }
+        guard renameat(directory, name, parent, base) == 0 else { throw .system(SystemError("rename", path: display)) }
     }
 }
 

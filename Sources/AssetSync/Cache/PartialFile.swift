@@ -1,3 +1,4 @@
+import CSystemShim
 import Glibc
 
 /// One in-flight download in `DEST/.assetsync/partial/`: the bytes so far
@@ -11,6 +12,8 @@ final class PartialFile {
     /// Bytes written so far; the next byte goes at this offset.
     private(set) var offset: Int64 = 0
     private(set) var crc = CRC32()
+    /// Where the bytes not yet handed to writeback begin.
+    private var writebackStart: Int64 = 0
     var record: ResumeRecord?
 
     var partName: String { name + ".part" }
@@ -35,6 +38,7 @@ final class PartialFile {
             self.record = record
             crc = CRC32(resumingFrom: try CRC32.of(fd: fd, length: onDisk, buffer: buffer, path: path))
             offset = onDisk
+            writebackStart = onDisk
         } else {
             try restart()
         }
@@ -46,6 +50,7 @@ final class PartialFile {
     func restart() throws(SystemError) {
         guard ftruncate(fd, 0) == 0 else { throw SystemError("truncate", path: displayPath) }
         offset = 0
+        writebackStart = 0
         crc = CRC32()
         record = nil
         unlinkat(root.partialFD, recordName, 0)
@@ -62,7 +67,16 @@ final class PartialFile {
         }
         crc.update(bytes)
         offset += Int64(bytes.count)
+        if offset - writebackStart >= Self.writebackInterval {
+            // Start writing the last stretch to disk now, so the fsync at commit has little left to do
+            // and dirty pages never pile up in memory.
+            _ = asc_start_writeback(fd, writebackStart, offset - writebackStart)
+            writebackStart = offset
+        }
     }
+
+    /// How many bytes are written between two writeback starts.
+    static let writebackInterval: Int64 = 8 << 20
 
     /// Saves the record (write a temporary file, then rename over the old one).
     func saveRecord() throws(SystemError) {

@@ -1,5 +1,6 @@
 import CCurl
 import CCurlShim
+import Glibc
 
 /// One file's download: its partial, its easy handle, the URLs to try, and
 /// the state of the current attempt. The easy handle's callbacks reach this
@@ -48,6 +49,8 @@ final class Download {
     /// What the engine does next with this download.
     enum Next {
         case retry(after: Double, reason: String)
+        /// Proven: ready for the next group commit.
+        case commit
         case done(FileResult)
         /// A local error that stops every transfer.
         case stopRun(FileResult)
@@ -188,7 +191,7 @@ final class Download {
                 bodyAccepted = attemptFailure == nil
             }
             if bodyAccepted {
-                if partial.offset == entry.size { return commit() }
+                if partial.offset == entry.size { return verify() }
                 return transient("the server closed the response after \(partial.offset) of \(entry.size) bytes", status: status)
             }
         }
@@ -228,16 +231,14 @@ final class Download {
         }
     }
 
-    private func commit() -> Next {
+    /// The whole body is here: proven by size and CRC, it goes to the engine's next group commit;
+    /// otherwise the bytes are discarded and fetched once more from zero.
+    private func verify() -> Next {
         do {
-            try Committer.commit(partial)
-            return .done(result(.committed(transferred: transferred)))
+            try Committer.verify(partial)
+            return .commit
         } catch {
-            let reason: String
-            switch error {
-            case .local(let local): return stop(local)
-            case .mismatch(let text): reason = text
-            }
+            guard case .mismatch(let reason) = error else { return stop(.system(SystemError("verify", code: EIO))) }
             partial.discard()
             try? partial.restart()
             crcRestarts += 1
@@ -246,6 +247,12 @@ final class Download {
             }
             return .retry(after: 0, reason: "\(reason); downloading again from zero")
         }
+    }
+
+    /// What a group commit did with this download.
+    func committed(_ error: CacheError?) -> Next {
+        guard let error else { return .done(result(.committed(transferred: transferred))) }
+        return stop(error)
     }
 
     private func followRedirect() -> Next {

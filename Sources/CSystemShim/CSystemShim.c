@@ -1,0 +1,10 @@
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <unistd.h>
+#include "CSystemShim.h"
+
+int asc_syncfs(int fd) { return syncfs(fd); }
+
+int asc_start_writeback(int fd, int64_t offset, int64_t count) {
+    return sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE);
+}

@@ -1,0 +1,14 @@
+// Linux calls that glibc declares only under _GNU_SOURCE, which Swift's Glibc
+// module does not define. One plain wrapper each, prefixed `asc_`; no logic.
+#ifndef ASSETSYNC_CSYSTEMSHIM_H
+#define ASSETSYNC_CSYSTEMSHIM_H
+
+#include <stdint.h>
+
+/// syncfs(2): flush the whole filesystem holding `fd`.
+int asc_syncfs(int fd);
+
+/// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: start writeback of a range without waiting.
+int asc_start_writeback(int fd, int64_t offset, int64_t count);
+
+#endif
