@@ -11,13 +11,13 @@ struct ResponseHead {
     mutating func take(_ line: Substring) {
         if line.hasPrefix("HTTP/") {
             self = ResponseHead()
-            let parts = line.split(separator: " ", maxSplits: 2)
+            let parts = line.split(whereSeparator: \.isWhitespace)
             if parts.count >= 2 { status = Int(parts[1]) ?? 0 }
             return
         }
         guard let colon = line.firstIndex(of: ":") else { return }
         let name = line[..<colon].lowercased()
-        let value = String(line[line.index(after: colon)...].trimmingCharacters(in: " \t\r\n"))
+        let value = String(line[line.index(after: colon)...].trimmingWhitespace())
         switch name {
         case "etag": etag = value
         case "last-modified": lastModified = value
@@ -47,12 +47,12 @@ struct ResponseHead {
     }
 }
 
-extension StringProtocol {
-    func trimmingCharacters(in set: String) -> Substring {
-        let characters = Set(set)
-        var slice = Substring(self)
-        while let first = slice.first, characters.contains(first) { slice = slice.dropFirst() }
-        while let last = slice.last, characters.contains(last) { slice = slice.dropLast() }
-        return slice
+extension Substring {
+    /// Without leading and trailing white space (CR LF included).
+    func trimmingWhitespace() -> Substring {
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else {
+            return ""
+        }
+        return self[first...last]
     }
 }

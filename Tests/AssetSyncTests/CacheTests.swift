@@ -1,0 +1,120 @@
+import Foundation
+import Glibc
+import Testing
+@testable import AssetSync
+
+/// The cache side of a pull: resume records, partial files, the commit protocol,
+/// and directory creation that never follows a symlink.
+@Suite struct CacheTests {
+    private let entry = ManifestEntry(path: "packs/a.zip", size: 11, crc32: 0x0D4A_1185)  // CRC-32 of "hello world"
+
+    @Test func resumeRecordsRoundTripAndRejectAnythingTorn() {
+        let record = ResumeRecord(
+            path: "packs/a.zip", url: "http://h/a.zip", size: 11, crc32: 0x0D4A_1185,
+            etag: "\"abc\"", lastModified: "Mon, 30 Nov 2026 05:00:00 GMT", bytesWritten: 5)
+        #expect(ResumeRecord(decoding: record.encoded) == record)
+        #expect(record.ifRange == "\"abc\"")
+        #expect(record.matches(entry))
+        var weak = record
+        weak.etag = "W/\"abc\""
+        #expect(weak.ifRange == "Mon, 30 Nov 2026 05:00:00 GMT")
+        #expect(ResumeRecord(decoding: String(record.encoded.dropLast(4))) == nil)
+        #expect(ResumeRecord(decoding: "something else\n") == nil)
+        #expect(ResumeRecord(decoding: record.encoded.replacingOccurrences(of: "size 11", with: "size x")) == nil)
+    }
+
+    @Test func partialResumesOnlyWithAMatchingRecordAndRebuildsTheCRC() throws {
+        let directory = try TemporaryDirectory()
+        let root = try CacheRoot(resolvedPath: directory.path + "/cache")
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+        defer { buffer.deallocate() }
+        let name = PartialFile.name(for: entry.path)
+        do {
+            let partial = try PartialFile(root: root, entry: entry, name: name, buffer: buffer)
+            #expect(partial.offset == 0)
+            try Array("hello".utf8).withUnsafeBytes { try partial.append($0) }
+            partial.record = ResumeRecord(
+                path: entry.path, url: "http://h/a", size: 11, crc32: entry.crc32, etag: "\"v1\"", lastModified: nil,
+                bytesWritten: 0)
+            try partial.saveRecord()
+        }
+        let resumed = try PartialFile(root: root, entry: entry, name: name, buffer: buffer)
+        #expect(resumed.offset == 5)
+        try Array(" world".utf8).withUnsafeBytes { try resumed.append($0) }
+        #expect(resumed.crc.value == entry.crc32)
+
+        // A changed manifest entry (other CRC) never continues those bytes.
+        var changed = entry
+        changed.crc32 = 1
+        #expect(try PartialFile(root: root, entry: changed, name: name, buffer: buffer).offset == 0)
+    }
+
+    @Test func groupCommitPlacesFilesAndReplacesSymlinksWithoutWritingThroughThem() throws {
+        let directory = try TemporaryDirectory()
+        let outside = try TemporaryDirectory()
+        let victim = try outside.write("victim", "untouched")
+        let cachePath = directory.path + "/cache"
+        let root = try CacheRoot(resolvedPath: cachePath)
+        try FileManager.default.createSymbolicLink(atPath: cachePath + "/packs", withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(atPath: cachePath + "/b.bin", withDestinationPath: victim)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+        defer { buffer.deallocate() }
+        let second = ManifestEntry(path: "b.bin", size: 11, crc32: entry.crc32)
+        var partials: [PartialFile] = []
+        for item in [entry, second] {
+            let partial = try PartialFile(root: root, entry: item, name: PartialFile.name(for: item.path), buffer: buffer)
+            try Array("hello world".utf8).withUnsafeBytes { try partial.append($0) }
+            try Committer.verify(partial)
+            partials.append(partial)
+        }
+        #expect(Committer.commit(partials) == [nil, nil])
+        #expect(try String(contentsOfFile: cachePath + "/packs/a.zip", encoding: .utf8) == "hello world")
+        #expect(try String(contentsOfFile: cachePath + "/b.bin", encoding: .utf8) == "hello world")
+        #expect(try FileManager.default.attributesOfItem(atPath: cachePath + "/packs")[.type] as? FileAttributeType == .typeDirectory)
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "untouched")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path) == ["victim"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cachePath + "/.assetsync/partial").isEmpty)
+        var mode = stat()
+        stat(cachePath + "/b.bin", &mode)
+        #expect(mode.st_mode & 0o777 == Committer.fileMode)
+    }
+
+    @Test func verifyRefusesWrongSizeOrCRC() throws {
+        let directory = try TemporaryDirectory()
+        let root = try CacheRoot(resolvedPath: directory.path + "/cache")
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+        defer { buffer.deallocate() }
+        let partial = try PartialFile(root: root, entry: entry, name: "x", buffer: buffer)
+        try Array("hello worle".utf8).withUnsafeBytes { try partial.append($0) }
+        #expect(throws: CommitError.mismatch("CRC-32 is 7a4d2113, expected 0d4a1185")) { try Committer.verify(partial) }
+        let short = try PartialFile(root: root, entry: entry, name: "y", buffer: buffer)
+        #expect(throws: CommitError.mismatch("received 0 bytes, expected 11")) { try Committer.verify(short) }
+    }
+
+    @Test func aFileWhereADirectoryMustGoIsAnObstruction() throws {
+        let directory = try TemporaryDirectory()
+        let root = try CacheRoot(resolvedPath: directory.path + "/cache")
+        try directory.write("cache/packs", "a file")
+        #expect(throws: CacheError.obstructed(path: directory.path + "/cache/packs", by: .regular)) {
+            try root.openParent(of: "packs/a.zip")
+        }
+    }
+
+    @Test func responseHeadsParseRangesAndRetryAfter() {
+        var head = ResponseHead()
+        for line in ["HTTP/1.1 302 Found\r\n", "Location: /x\r\n", "HTTP/1.1 206 Partial Content\r\n",
+                     "ETag: \"e1\"\r\n", "Content-Range: bytes 100-199/1000\r\n", "retry-after: 7\r\n"] {
+            head.take(Substring(line))
+        }
+        #expect(head.status == 206)
+        #expect(head.etag == "\"e1\"")
+        #expect(head.range! == (100, 199, 1000))
+        #expect(head.retryAfterSeconds == 7)
+        head.take("HTTP/2 200\r\n")
+        #expect(head.etag == nil && head.status == 200)
+        head.contentRange = "bytes 5-1/10"
+        #expect(head.range == nil)
+        head.contentRange = "bytes 0-9/*"
+        #expect(head.range! == (0, 9, nil))
+    }
+}
