@@ -69,7 +69,7 @@ enum HelpText {
             "--dest": "<dir>", "--jobs": "<n>", "--retries": "<n>", "--limit-rate": "<rate>", "--header": "<header>",
             "--cacert": "<file>", "--proxy": "<url>",
         ],
-        flags: ["--dry-run", "--quiet", "--netrc", "--json"],
+        flags: ["--dry-run", "--quiet", "--netrc"],
         repeatable: ["--header"],
         help: """
             OVERVIEW: Download what is missing or changed, verify it, and commit it atomically.
