@@ -1,3 +1,4 @@
+import CZlib
 import Foundation
 
 /// What one run of the built `assetsync` binary did.
@@ -25,6 +26,15 @@ enum AssetSyncBinary {
         _ arguments: [String], stdin: Data? = nil, directory: URL? = nil,
         environment: [String: String]? = nil, prefix: [String] = []
     ) throws -> RunResult {
+        let running = try start(arguments, stdin: stdin, directory: directory, environment: environment, prefix: prefix)
+        return try running.wait()
+    }
+
+    /// Starts the binary and returns at once, for tests that signal or kill it mid-run.
+    static func start(
+        _ arguments: [String], stdin: Data? = nil, directory: URL? = nil,
+        environment: [String: String]? = nil, prefix: [String] = []
+    ) throws -> RunningAssetSync {
         let scratch = try TemporaryDirectory()
         let outURL = scratch.url.appendingPathComponent("stdout")
         let errURL = scratch.url.appendingPathComponent("stderr")
@@ -39,25 +49,92 @@ enum AssetSyncBinary {
             process.arguments = Array(prefix.dropFirst()) + [url.path] + arguments
         }
         if let directory { process.currentDirectoryURL = directory }
-        if let environment { process.environment = environment }
+        process.environment = environment ?? ProcessInfo.processInfo.environment
         let out = try FileHandle(forWritingTo: outURL)
         let err = try FileHandle(forWritingTo: errURL)
         process.standardOutput = out
         process.standardError = err
         let input = Pipe()
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        try process.run()
+        try process.runWithDefaultSignalMask()
         if let stdin {
             try input.fileHandleForWriting.write(contentsOf: stdin)
             try input.fileHandleForWriting.close()
         }
+        return RunningAssetSync(process: process, scratch: scratch, out: out, err: err)
+    }
+}
+
+/// A started `assetsync` process.
+final class RunningAssetSync {
+    let process: Process
+    private let scratch: TemporaryDirectory
+    private let out: FileHandle
+    private let err: FileHandle
+
+    init(process: Process, scratch: TemporaryDirectory, out: FileHandle, err: FileHandle) {
+        self.process = process
+        self.scratch = scratch
+        self.out = out
+        self.err = err
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// What it has written to stderr so far.
+    var stderrSoFar: String {
+        (try? String(contentsOf: scratch.url.appendingPathComponent("stderr"), encoding: .utf8)) ?? ""
+    }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Waits for it to exit (killing it after `timeout` seconds) and returns what it did.
+    func wait(timeout: Double = 120) throws -> RunResult {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try out.close()
         try err.close()
         return RunResult(
             status: process.terminationStatus,
-            stdout: try String(contentsOf: outURL, encoding: .utf8),
-            stderr: try String(contentsOf: errURL, encoding: .utf8))
+            stdout: try String(contentsOf: scratch.url.appendingPathComponent("stdout"), encoding: .utf8),
+            stderr: try String(contentsOf: scratch.url.appendingPathComponent("stderr"), encoding: .utf8))
+    }
+}
+
+/// Writes JSON manifests for tests.
+enum TestManifest {
+    struct File {
+        var path: String
+        var size: Int
+        var crc32: String
+        var url: String?
+        var mirrors: [String] = []
+    }
+
+    /// Writes a manifest of `files` into `directory` and returns its path.
+    static func write(_ files: [File], base: String? = nil, in directory: TemporaryDirectory, name: String = "manifest.json") throws -> String {
+        var entries: [[String: Any]] = []
+        for file in files {
+            var entry: [String: Any] = ["path": file.path, "size": file.size, "crc32": file.crc32]
+            if let url = file.url { entry["url"] = url }
+            if !file.mirrors.isEmpty { entry["mirrors"] = file.mirrors }
+            entries.append(entry)
+        }
+        var manifest: [String: Any] = ["version": 1, "files": entries]
+        if let base { manifest["base"] = base }
+        let path = directory.path + "/" + name
+        try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// The CRC-32 of `data` as a manifest writes it.
+    static func crc32Hex(_ data: Data) -> String {
+        let value = data.withUnsafeBytes { bytes in
+            UInt32(CZlib.crc32(0, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), uInt(bytes.count)))
+        }
+        return String(format: "%08x", value)
     }
 }
 
