@@ -1,0 +1,194 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `assetsync pull` against a real nginx: a full pull, the no-op that follows, a
+/// changed file, and resuming after `kill -9` and after Ctrl-C.
+@Suite struct PullNginxTests {
+    /// Served files, their manifest, and a cache beside them in one temporary directory.
+    struct Fixture {
+        let work: TemporaryDirectory
+        let served: URL
+        let dest: String
+        var files: [String: Data]
+
+        init(files: [String: Data]) throws {
+            work = try TemporaryDirectory()
+            chmod(work.path, 0o755)
+            served = work.url.appendingPathComponent("served")
+            dest = work.path + "/cache"
+            self.files = files
+            for (path, data) in files { try write(path, data) }
+        }
+
+        func write(_ path: String, _ data: Data) throws {
+            let url = served.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: url)
+        }
+
+        func manifest(base: String) throws -> String {
+            let entries = files.keys.sorted().map { path in
+                TestManifest.File(path: path, size: files[path]!.count, crc32: TestManifest.crc32Hex(files[path]!))
+            }
+            return try TestManifest.write(entries, base: base, in: work)
+        }
+
+        /// Every file at a final path under DEST (not `.assetsync/`), with its bytes.
+        func cached() throws -> [String: Data] {
+            var found: [String: Data] = [:]
+            let root = URL(fileURLWithPath: dest)
+            guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey]) else { return found }
+            for case let url as URL in walker {
+                let relative = String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1))
+                if relative.hasPrefix(".assetsync") { walker.skipDescendants(); continue }
+                if try url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile == true {
+                    found[relative] = try Data(contentsOf: url)
+                }
+            }
+            return found
+        }
+
+        func partials() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: dest + "/.assetsync/partial").sorted()
+        }
+    }
+
+    static func random(_ count: Int) -> Data {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = [UInt8](repeating: 0, count: count)
+        for index in stride(from: 0, to: count, by: 8) {
+            let value = generator.next()
+            for offset in 0..<min(8, count - index) { bytes[index + offset] = UInt8(truncatingIfNeeded: value >> (offset * 8)) }
+        }
+        return Data(bytes)
+    }
+
+    @Test func fullPullThenANoOpThenAChangedFile() throws {
+        var fixture = try Fixture(files: [
+            "videos/intro.mp4": Self.random(3 << 20),
+            "packs/level 1.zip": Self.random(700_000),
+            "packs/dlc/winter/sounds.zip": Self.random(123_457),
+            "config/empty.cfg": Data(),
+            "readme.txt": Data("hello".utf8),
+        ])
+        let nginx = try NginxServer(root: fixture.served)
+        defer { nginx.stop() }
+        let manifest = try fixture.manifest(base: nginx.baseURL)
+
+        let first = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try fixture.cached() == fixture.files)
+        #expect(try fixture.partials().isEmpty)
+        #expect(first.stderr.contains("new     packs/level 1.zip (683.6 KiB)\n"))
+        #expect(first.stderr.hasSuffix("5 new, 0 updated, 0 current, 0 failed; 3.8 MiB transferred in "
+            + first.stderr.split(separator: "transferred in ").last!))
+        let requests = nginx.waitForAccessLog(count: 4)
+        #expect(requests.count == 4)  // the empty file needs no request
+        #expect(Set(requests.map(\.path)) == ["/videos/intro.mp4", "/packs/level%201.zip", "/packs/dlc/winter/sounds.zip", "/readme.txt"])
+        #expect(requests.allSatisfy { $0.status == 200 && $0.range == nil })
+
+        nginx.clearAccessLog()
+        let second = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        #expect(second.status == 0)
+        #expect(second.stderr.hasPrefix("0 new, 0 updated, 5 current, 0 failed; 0 B transferred in "))
+        usleep(300_000)
+        #expect(nginx.accessLog().isEmpty)
+
+        let changed = Self.random(500_000)
+        fixture.files["packs/level 1.zip"] = changed
+        try fixture.write("packs/level 1.zip", changed)
+        let updatedManifest = try fixture.manifest(base: nginx.baseURL)
+        let third = try AssetSyncBinary.run(["pull", updatedManifest, "--dest", fixture.dest])
+        #expect(third.status == 0, "\(third.stderr)")
+        #expect(third.stderr.contains("updated packs/level 1.zip (488.3 KiB)\n"))
+        #expect(try fixture.cached() == fixture.files)
+        let log = nginx.waitForAccessLog(count: 1)
+        #expect(log.map(\.path) == ["/packs/level%201.zip"])
+    }
+
+    @Test func sameSizeButDifferentContentIsProvenAndReplaced() throws {
+        let fixture = try Fixture(files: ["a.bin": Self.random(200_000)])
+        let nginx = try NginxServer(root: fixture.served)
+        defer { nginx.stop() }
+        let manifest = try fixture.manifest(base: nginx.baseURL)
+        try FileManager.default.createDirectory(atPath: fixture.dest, withIntermediateDirectories: true)
+        try Self.random(200_000).write(to: URL(fileURLWithPath: fixture.dest + "/a.bin"))
+        let result = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try fixture.cached() == fixture.files)
+        #expect(nginx.waitForAccessLog(count: 1).map(\.path) == ["/a.bin"])
+    }
+
+    /// Starts a pull of a rate-limited file and returns once some bytes are in its partial.
+    private func startSlowPull(_ fixture: Fixture, manifest: String) throws -> RunningAssetSync {
+        let running = try AssetSyncBinary.start(["pull", manifest, "--dest", fixture.dest])
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let parts = (try? fixture.partials().filter { $0.hasSuffix(".part") }) ?? []
+            if let part = parts.first,
+               let size = try? FileManager.default.attributesOfItem(atPath: fixture.dest + "/.assetsync/partial/" + part)[.size] as? Int,
+               size >= 2 << 20 {
+                return running
+            }
+            usleep(20_000)
+        }
+        running.signal(SIGKILL)
+        Issue.record("the pull never wrote 2 MiB: \(running.stderrSoFar)")
+        return running
+    }
+
+    private static let slowLocation = "location /slow/ { alias ROOT/; limit_rate 4m; }"
+
+    @Test func resumesWithRangeAfterKill9() throws {
+        let fixture = try Fixture(files: ["big/video.bin": Self.random(24 << 20)])
+        let nginx = try NginxServer(
+            root: fixture.served, extraConfig: Self.slowLocation.replacingOccurrences(of: "ROOT", with: fixture.served.path))
+        defer { nginx.stop() }
+        let manifest = try fixture.manifest(base: nginx.baseURL + "slow/")
+
+        let killed = try startSlowPull(fixture, manifest: manifest)
+        killed.signal(SIGKILL)
+        #expect(try killed.wait().status == 128 + SIGKILL || killed.process.terminationReason == .uncaughtSignal)
+        #expect(try fixture.cached().isEmpty)
+        let partial = try fixture.partials().first { $0.hasSuffix(".part") }!
+        let kept = try FileManager.default.attributesOfItem(atPath: fixture.dest + "/.assetsync/partial/" + partial)[.size] as! Int
+        #expect(kept >= 2 << 20 && kept < 24 << 20)
+
+        let resumed = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try fixture.cached() == fixture.files)
+        #expect(try fixture.partials().isEmpty)
+        let log = nginx.waitForAccessLog(count: 2)
+        #expect(log.count == 2)
+        #expect(log[0].range == nil)
+        #expect(log[1].range.map { $0.hasPrefix("bytes=") && $0.hasSuffix("-") } == true)
+        let resumedFrom = Int(log[1].range!.dropFirst("bytes=".count).dropLast())!
+        #expect(resumedFrom >= 2 << 20 && resumedFrom <= kept)
+        #expect(log[1].ifRange != nil)
+        #expect(log[1].status == 206)
+        #expect(log[1].bodyBytesSent == (24 << 20) - resumedFrom)
+    }
+
+    @Test func ctrlCKeepsThePartialAndExits130() throws {
+        let fixture = try Fixture(files: ["big/video.bin": Self.random(24 << 20), "small.txt": Data("s".utf8)])
+        let nginx = try NginxServer(
+            root: fixture.served, extraConfig: Self.slowLocation.replacingOccurrences(of: "ROOT", with: fixture.served.path))
+        defer { nginx.stop() }
+        let manifest = try fixture.manifest(base: nginx.baseURL + "slow/")
+
+        let interrupted = try startSlowPull(fixture, manifest: manifest)
+        interrupted.signal(SIGINT)
+        let result = try interrupted.wait(timeout: 30)
+        #expect(result.status == 130)
+        #expect(result.stderr.contains("1 interrupted"))
+        #expect(result.stderr.contains("Interrupted: partial downloads are kept in .assetsync/partial/ and resume on the next pull.\n"))
+        #expect(try fixture.cached()["big/video.bin"] == nil)
+        #expect(try fixture.partials().contains { $0.hasSuffix(".resume") })
+
+        let resumed = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try fixture.cached() == fixture.files)
+        #expect(nginx.waitForAccessLog(count: 3).contains { $0.status == 206 && $0.path == "/slow/big/video.bin" })
+    }
+}
