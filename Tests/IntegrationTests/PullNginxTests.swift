@@ -191,4 +191,55 @@ import Testing
         #expect(try fixture.cached() == fixture.files)
         #expect(nginx.waitForAccessLog(count: 3).contains { $0.status == 206 && $0.path == "/slow/big/video.bin" })
     }
+
+    @Test func httpsIsAlwaysVerifiedSpeaksHTTP2AndReusesConnections() throws {
+        let fixture = try Fixture(files: ["a.bin": Self.random(300_000), "b/c.bin": Self.random(200_000), "d.bin": Self.random(1000)])
+        let certificate = fixture.work.path + "/cert.pem"
+        let key = fixture.work.path + "/key.pem"
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
+        ]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        #expect(openssl.terminationStatus == 0)
+        let tlsPort = try LoopbackSocket.freePort()
+        let nginx = try NginxServer(root: fixture.served, httpConfig: """
+            server {
+                listen 127.0.0.1:\(tlsPort) ssl http2;
+                ssl_certificate \(certificate);
+                ssl_certificate_key \(key);
+                root \(fixture.served.path);
+            }
+            """)
+        defer { nginx.stop() }
+        let manifest = try fixture.manifest(base: "https://127.0.0.1:\(tlsPort)/")
+
+        let untrusted = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        #expect(untrusted.status == 1)
+        #expect(untrusted.stderr.contains("failed   a.bin: SSL certificate problem: self-signed certificate (https://127.0.0.1:\(tlsPort)/a.bin)\n"))
+        #expect(try fixture.cached().isEmpty)
+
+        let trusted = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest, "--cacert", certificate, "--jobs", "1"])
+        #expect(trusted.status == 0, "\(trusted.stderr)")
+        #expect(try fixture.cached() == fixture.files)
+        let log = nginx.waitForAccessLog(count: 3)
+        #expect(log.count == 3)
+        #expect(log.allSatisfy { $0.request.hasSuffix("HTTP/2.0") })
+        #expect(Set(log.map(\.connection)).count == 1)
+    }
+
+    @Test func plainHTTPReusesOneConnectionAcrossFiles() throws {
+        let fixture = try Fixture(files: ["a.bin": Self.random(100_000), "b.bin": Self.random(100_000), "c/d.bin": Self.random(10)])
+        let nginx = try NginxServer(root: fixture.served)
+        defer { nginx.stop() }
+        let result = try AssetSyncBinary.run(["pull", try fixture.manifest(base: nginx.baseURL), "--dest", fixture.dest, "--jobs", "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let log = nginx.waitForAccessLog(count: 3)
+        #expect(Set(log.map(\.connection)).count == 1)
+        #expect(log.map(\.connectionRequests).sorted() == [1, 2, 3])
+    }
 }
