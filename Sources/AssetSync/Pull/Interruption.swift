@@ -11,6 +11,7 @@ public enum Interruption {
 
     /// Installs the handlers; call once, early in `main`.
     public static func install() {
+        _ = signals.load(ordering: .relaxed)  // initialise the statics here, never first inside the handler
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return }
         for end in ends {

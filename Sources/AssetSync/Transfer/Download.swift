@@ -170,9 +170,11 @@ final class Download {
         default:
             return .unexpectedStatus(head.status)
         }
+        // A 206 without validators continues the version the record already names.
+        let keep = head.status == 206 && head.etag == nil && head.lastModified == nil ? partial.record : nil
         partial.record = ResumeRecord(
             path: entry.path, url: currentURL, size: entry.size, crc32: entry.crc32,
-            etag: head.etag, lastModified: head.lastModified, bytesWritten: partial.offset)
+            etag: keep?.etag ?? head.etag, lastModified: keep?.lastModified ?? head.lastModified, bytesWritten: partial.offset)
         do { try partial.saveRecord() } catch { return .local(error) }
         return nil
     }
