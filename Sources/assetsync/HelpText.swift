@@ -62,24 +62,26 @@ enum HelpText {
 
     static let pull = CommandSpec(
         name: "pull",
-        usage: "assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--dry-run] [--quiet] "
+        usage: "assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--dry-run] [--quiet] "
             + "[--limit-rate <rate>] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]",
         arguments: ["<manifest>"],
         valueOptions: [
             "--dest": "<dir>", "--jobs": "<n>", "--retries": "<n>", "--limit-rate": "<rate>", "--header": "<header>",
             "--cacert": "<file>", "--proxy": "<url>",
         ],
-        flags: ["--dry-run", "--quiet", "--netrc"],
+        flags: ["--verify", "--dry-run", "--quiet", "--netrc"],
         repeatable: ["--header"],
         help: """
             OVERVIEW: Download what is missing or changed, verify it, and commit it atomically.
 
             Every file is streamed to .assetsync/partial/ in the cache directory while its
             CRC-32 is computed, and only a file whose size and CRC-32 match the manifest is
-            moved to its place. Files present with the right size are proven by reading
-            them. Interrupted downloads resume on the next run (Range + If-Range).
+            moved to its place. A file whose size, mtime and inode still match what
+            .assetsync/state recorded when it was proven is current without being read;
+            other files present with the right size are proven by reading them.
+            Interrupted downloads resume on the next run (Range + If-Range).
 
-            USAGE: assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--dry-run] [--quiet]
+            USAGE: assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--dry-run] [--quiet]
                                   [--limit-rate <rate>] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]
 
             ARGUMENTS:
@@ -91,6 +93,7 @@ enum HelpText {
               --retries <n>           Retries per URL for transient failures (connect errors,
                                       timeouts, stalls, 408, 429, 5xx), with exponential backoff,
                                       before the next mirror is tried. (default: 5)
+              --verify                Ignore .assetsync/state: read and prove every present file.
               --dry-run               Show the plan instead of pulling (the same as 'plan').
               --quiet                 Print only failures.
               --limit-rate <rate>     Bytes per second for the whole run, such as 500K, 20M or 1G.

@@ -23,7 +23,8 @@ enum PullCommand {
         let started = MonotonicClock.now()
         let outcome: PullSession.Outcome
         do {
-            outcome = try PullSession(manifest: manifest, root: root, options: options, reporter: reporter).run()
+            outcome = try PullSession(manifest: manifest, root: root, options: options, reporter: reporter)
+                .run(verifyAll: arguments.flags.contains("--verify"))
         } catch {
             console.err("Error: cannot scan the cache directory: \(error). Check its permissions, or run as its owner.\n")
             throw .localIOFailure

@@ -6,6 +6,8 @@ import Glibc
 public final class CacheRoot: Sendable {
     public let path: String
     let fd: Int32
+    /// `DEST/.assetsync/`
+    let metadataFD: Int32
     let partialFD: Int32
 
     static let metadataName = ".assetsync"
@@ -19,8 +21,13 @@ public final class CacheRoot: Sendable {
         guard root >= 0 else { throw .system(SystemError("open", path: resolvedPath)) }
         do throws(CacheError) {
             let metadata = try Self.openDirectory(in: root, Self.metadataName, displayPath: resolvedPath + "/.assetsync")
-            defer { close(metadata) }
-            partialFD = try Self.openDirectory(in: metadata, Self.partialName, displayPath: resolvedPath + "/.assetsync/partial")
+            do throws(CacheError) {
+                partialFD = try Self.openDirectory(in: metadata, Self.partialName, displayPath: resolvedPath + "/.assetsync/partial")
+            } catch {
+                close(metadata)
+                throw error
+            }
+            metadataFD = metadata
         } catch {
             close(root)
             throw error
@@ -30,6 +37,7 @@ public final class CacheRoot: Sendable {
 
     deinit {
         close(partialFD)
+        close(metadataFD)
         close(fd)
     }
 

@@ -68,7 +68,8 @@ enum Committer {
     }
 
     /// Makes an empty file visible at `entry.path`: nothing to download for size 0.
-    static func commitEmpty(_ entry: ManifestEntry, in root: CacheRoot) throws(CommitError) {
+    @discardableResult
+    static func commitEmpty(_ entry: ManifestEntry, in root: CacheRoot) throws(CommitError) -> StateIndex.Record {
         guard entry.crc32 == 0 else {
             throw .mismatch("the manifest gives size 0 with CRC-32 \(CRC32Text.hex(entry.crc32)), but an empty file's is 00000000")
         }
@@ -76,6 +77,8 @@ enum Committer {
         let fd = openat(root.partialFD, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, fileMode)
         guard fd >= 0 else { throw .local(.system(SystemError("open", path: root.path + "/.assetsync/partial/" + name))) }
         fchmod(fd, fileMode)
+        var status = stat()
+        fstat(fd, &status)
         close(fd)
         do throws(CacheError) {
             let parent = try root.openParent(of: entry.path)
@@ -85,6 +88,7 @@ enum Committer {
         } catch {
             throw .local(error)
         }
+        return StateIndex.Record(LocalItem(status), crc32: 0)
     }
 
     /// Renames `name` in `directory` to the last component of `path` in `parent`; a directory in its place is an obstruction.

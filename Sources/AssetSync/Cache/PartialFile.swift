@@ -95,10 +95,14 @@ final class PartialFile {
         }
     }
 
-    /// Removes the partial and its record, as after a commit or a CRC mismatch.
+    /// Removes the partial and its record for good, as after a final CRC mismatch.
     func discard() {
         unlinkat(root.partialFD, partName, 0)
         unlinkat(root.partialFD, recordName, 0)
+        offset = 0
+        writebackStart = 0
+        crc = CRC32()
+        record = nil
     }
 
     private static func loadRecord(root: CacheRoot, name: String) -> ResumeRecord? {

@@ -23,19 +23,34 @@ public struct PullSession {
         public var stoppedByLocalError: Bool
     }
 
-    public func run() throws(SystemError) -> Outcome {
+    /// Runs the pull. With `verifyAll`, the state index is ignored and every present
+    /// file of the right size is read and proven again.
+    public func run(verifyAll: Bool = false) throws(SystemError) -> Outcome {
         let plan = SyncPlan(manifest: manifest, cache: try CacheScanner.scan(root: root.path))
+        let previous = StateIndex.load(from: root)
+        var proofs: [String: StateIndex.Record] = [:]
         var results: [FileResult] = []
         var requests: [TransferEngine.Request] = []
-        let toCheck = plan.items.filter { $0.action == .check }
-        let checked = ContentCheck.matches(toCheck.map { entryByPath[$0.path]! }, in: root)
-        let proven = Set(zip(toCheck, checked).filter { $0.1 }.map { $0.0.path })
-        for item in plan.items where item.action != .extra {
-            let entry = entryByPath[item.path]!
-            if proven.contains(item.path) {
+        // SyncPlan lists the manifest's entries first, in order.
+        let items = zip(manifest.entries, plan.items)
+        var toRead: [ManifestEntry] = []
+        for (entry, item) in items where item.action == .check {
+            if !verifyAll, let record = previous.records[entry.path], record.crc32 == entry.crc32, record.describes(item.local!) {
+                proofs[entry.path] = record
+            } else {
+                toRead.append(entry)
+            }
+        }
+        for (entry, proof) in zip(toRead, ContentCheck.proofs(of: toRead, in: root)) {
+            proofs[entry.path] = proof
+        }
+        for (entry, item) in items {
+            if item.action == .check, proofs[entry.path] != nil {
                 finish(FileResult(path: entry.path, size: entry.size, action: .check, outcome: .current), into: &results)
             } else if entry.size == 0 {
-                finish(commitEmpty(entry, action: item.action), into: &results)
+                let (result, proof) = commitEmpty(entry, action: item.action)
+                proofs[entry.path] = proof
+                finish(result, into: &results)
             } else {
                 requests.append(TransferEngine.Request(entry: entry, action: item.action, urls: manifest.sources(of: entry)))
             }
@@ -55,28 +70,38 @@ public struct PullSession {
                     wakeFD: Interruption.wakeFD, shouldStop: { Interruption.requested })
                 box.ending = engine.run()
                 box.results = engine.results
+                box.proofs = engine.proofs
             }
             ending = box.ending
             results += box.results
+            proofs.merge(box.proofs) { _, new in new }
         }
+        try saveState(proofs: proofs, previous: previous)
         return Outcome(results: results, interrupted: ending == .interrupted, stoppedByLocalError: ending == .stoppedByLocalError)
     }
 
-    private var entryByPath: [String: ManifestEntry] {
-        Dictionary(manifest.entries.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+    /// Records what this run proved; entries it could not prove keep their old record, whose CRC
+    /// no longer matches a changed entry. Paths the manifest no longer lists are forgotten.
+    private func saveState(proofs: [String: StateIndex.Record], previous: StateIndex) throws(SystemError) {
+        var next = StateIndex()
+        next.records.reserveCapacity(manifest.entries.count)
+        for entry in manifest.entries {
+            if let record = proofs[entry.path] ?? previous.records[entry.path] { next.records[entry.path] = record }
+        }
+        if next != previous { try next.save(to: root) }
     }
 
-    private func commitEmpty(_ entry: ManifestEntry, action: SyncPlan.Action) -> FileResult {
+    private func commitEmpty(_ entry: ManifestEntry, action: SyncPlan.Action) -> (FileResult, StateIndex.Record?) {
         do {
-            try Committer.commitEmpty(entry, in: root)
-            return FileResult(path: entry.path, size: 0, action: action, outcome: .committed(transferred: 0))
+            let proof = try Committer.commitEmpty(entry, in: root)
+            return (FileResult(path: entry.path, size: 0, action: action, outcome: .committed(transferred: 0)), proof)
         } catch {
             let failure: Failure
             switch error {
             case .mismatch(let reason): failure = Failure(isLocal: false, reason: reason)
             case .local(let error): failure = Failure(isLocal: true, reason: error.description)
             }
-            return FileResult(path: entry.path, size: 0, action: action, outcome: .failed(failure))
+            return (FileResult(path: entry.path, size: 0, action: action, outcome: .failed(failure)), nil)
         }
     }
 
@@ -90,4 +115,5 @@ public struct PullSession {
 private final class ResultBox: @unchecked Sendable {
     var ending = TransferEngine.Ending.finished
     var results: [FileResult] = []
+    var proofs: [String: StateIndex.Record] = [:]
 }

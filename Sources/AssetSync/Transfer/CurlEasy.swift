@@ -41,6 +41,10 @@ final class CurlEasy {
         check(asc_easy_setopt_data_callback(handle, option, callback), option)
     }
 
+    func setProgressCallback(_ callback: asc_xferinfo_callback) {
+        check(asc_easy_setopt_xferinfo_callback(handle, callback), CURLOPT_XFERINFOFUNCTION)
+    }
+
     /// Replaces the request's extra headers ("Name: value").
     func setHeaders(_ headers: [String]) {
         var list: UnsafeMutablePointer<curl_slist>?

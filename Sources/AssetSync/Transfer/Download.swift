@@ -36,6 +36,8 @@ final class Download {
     private var bodyAccepted = false
     private var attemptFailure: AttemptFailure?
     private var attemptStartOffset: Int64 = 0
+    /// When the current attempt last received a byte (or started).
+    private var lastByteTime = 0.0
 
     /// What went wrong inside a callback, decided there and acted on at completion.
     enum AttemptFailure: Equatable {
@@ -43,6 +45,7 @@ final class Download {
         case wrongContentRange(String)
         case unexpectedStatus(Int)
         case bodyTooLong
+        case stalled
         case local(SystemError)
     }
 
@@ -79,8 +82,13 @@ final class Download {
         easy.set(CURLOPT_SSL_VERIFYHOST, 2)
         easy.set(CURLOPT_BUFFERSIZE, options.bufferSize)
         easy.set(CURLOPT_CONNECTTIMEOUT, options.connectTimeout)
-        easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
-        easy.set(CURLOPT_LOW_SPEED_TIME, options.stallTimeout)
+        // Stalls are timed here from the last byte received: libcurl's low-speed check averages
+        // over several seconds and reacted about 6 s late.
+        easy.set(CURLOPT_NOPROGRESS, false)
+        easy.set(CURLOPT_XFERINFODATA, pointer: owner)
+        easy.setProgressCallback { owner, _, _, _, _ in
+            Unmanaged<Download>.fromOpaque(owner!).takeUnretainedValue().hasStalled() ? 1 : 0
+        }
         easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         easy.set(CURLOPT_TCP_KEEPALIVE, true)
         easy.set(CURLOPT_USERAGENT, "assetsync/\(BuildInfo.version)")
@@ -98,6 +106,7 @@ final class Download {
             let download = Unmanaged<Download>.fromOpaque(owner!).takeUnretainedValue()
             let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: size * count), as: UTF8.self)
             download.head.take(Substring(line))
+            download.lastByteTime = MonotonicClock.now()
             return size * count
         })
     }
@@ -109,6 +118,7 @@ final class Download {
         head = ResponseHead()
         bodyAccepted = false
         attemptFailure = nil
+        lastByteTime = MonotonicClock.now()
         errorBuffer[0] = 0
         if partial.offset > 0, partial.record?.ifRange == nil { try? partial.restart() }
         requestedOffset = partial.offset
@@ -126,8 +136,16 @@ final class Download {
         easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: entry.size)
     }
 
+    /// The progress callback's test: no byte for `stallTimeout` seconds.
+    private func hasStalled() -> Bool {
+        guard MonotonicClock.now() - lastByteTime > Double(options.stallTimeout) else { return false }
+        attemptFailure = .stalled
+        return true
+    }
+
     /// The write callback: checks the response once, then appends at most the bytes the manifest allows.
     private func receive(_ buffer: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+        lastByteTime = MonotonicClock.now()
         if !bodyAccepted {
             if (300..<400).contains(head.status) { return count }  // a redirect's body is not the file
             if let failure = acceptResponse() {
@@ -216,6 +234,8 @@ final class Download {
             return nextURL(Failure(
                 isLocal: false, reason: "the server sent more than the manifest's \(entry.size) bytes", httpStatus: status,
                 url: currentURL))
+        case .stalled?:
+            return transient("no data for \(options.stallTimeout) s (stalled)", status: status == 0 ? nil : status)
         case .local?, nil:
             break
         }
@@ -241,12 +261,12 @@ final class Download {
             return .commit
         } catch {
             guard case .mismatch(let reason) = error else { return stop(.system(SystemError("verify", code: EIO))) }
-            partial.discard()
-            try? partial.restart()
             crcRestarts += 1
             guard crcRestarts <= 1 else {
+                partial.discard()
                 return .done(result(.failed(Failure(isLocal: false, reason: "\(reason) after a fresh download", url: currentURL))))
             }
+            do { try partial.restart() } catch { return stop(.system(error)) }
             return .retry(after: 0, reason: "\(reason); downloading again from zero")
         }
     }

@@ -38,6 +38,8 @@ final class TransferEngine {
     private var firstReady = 0.0
     private var readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
     private(set) var results: [FileResult] = []
+    /// State records of the files this run committed.
+    private(set) var proofs: [String: StateIndex.Record] = [:]
 
     /// - Parameters:
     ///   - wakeFD: a descriptor that becomes readable when `shouldStop` may have turned true.
@@ -165,6 +167,10 @@ final class TransferEngine {
         let errors = Committer.commit(group.map(\.partial))
         var stopping = false
         for (download, error) in zip(group, errors) {
+            var status = stat()
+            if error == nil, fstat(download.partial.fd, &status) == 0 {
+                proofs[download.entry.path] = StateIndex.Record(LocalItem(status), crc32: download.entry.crc32)
+            }
             switch download.committed(error) {
             case .stopRun(let result):
                 finish(result)

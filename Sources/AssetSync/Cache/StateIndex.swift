@@ -1,0 +1,140 @@
+import Glibc
+
+/// `DEST/.assetsync/state`: for each verified file, the size, mtime, inode and
+/// CRC-32 it had when it was proven, so that a later run can call it current
+/// from `stat` alone (invariant 3).
+///
+/// The file is text, a line per record (`crc32 size mtime_ns inode path`), and
+/// ends with `end <count> <crc32 of everything before>`: a torn or corrupt
+/// index fails that check and is treated as empty, which costs re-verification
+/// and never a wrong answer.
+public struct StateIndex: Equatable, Sendable {
+    public struct Record: Equatable, Sendable {
+        public var size: Int64
+        public var mtimeNanoseconds: Int64
+        public var inode: UInt64
+        public var crc32: UInt32
+
+        public init(size: Int64, mtimeNanoseconds: Int64, inode: UInt64, crc32: UInt32) {
+            self.size = size
+            self.mtimeNanoseconds = mtimeNanoseconds
+            self.inode = inode
+            self.crc32 = crc32
+        }
+
+        /// The record of a file seen by `stat` and proven to have `crc32`.
+        init(_ item: LocalItem, crc32: UInt32) {
+            self.init(size: item.size, mtimeNanoseconds: item.mtimeNanoseconds, inode: item.inode, crc32: crc32)
+        }
+
+        /// Whether `item` is still the file this record proved.
+        public func describes(_ item: LocalItem) -> Bool {
+            item.kind == .regular && item.size == size && item.mtimeNanoseconds == mtimeNanoseconds && item.inode == inode
+        }
+    }
+
+    static let fileName = "state"
+    static let header = "assetsync-state 1\n"
+
+    public var records: [String: Record]
+
+    public init(records: [String: Record] = [:]) { self.records = records }
+
+    /// Loads the index in one pass; anything missing, torn or foreign gives an empty index.
+    public static func load(from root: CacheRoot) -> StateIndex {
+        let fd = openat(root.metadataFD, fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return StateIndex() }
+        defer { close(fd) }
+        guard let bytes = try? readAll(fd) else { return StateIndex() }
+        return decode(bytes) ?? StateIndex()
+    }
+
+    /// Writes the index crash-safely: a temporary file, fsync, rename over the old one, directory fsync.
+    public func save(to root: CacheRoot) throws(SystemError) {
+        let bytes = encoded()
+        let temporary = Self.fileName + ".tmp"
+        let display = root.path + "/.assetsync/" + Self.fileName
+        let fd = openat(root.metadataFD, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SystemError("open", path: display + ".tmp") }
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            if result < 0 {
+                if errno == EINTR { continue }
+                let error = SystemError("write", path: display + ".tmp")
+                close(fd)
+                throw error
+            }
+            written += result
+        }
+        guard fdatasync(fd) == 0 else {
+            let error = SystemError("fsync", path: display + ".tmp")
+            close(fd)
+            throw error
+        }
+        close(fd)
+        guard renameat(root.metadataFD, temporary, root.metadataFD, Self.fileName) == 0 else {
+            throw SystemError("rename", path: display)
+        }
+        guard fsync(root.metadataFD) == 0 else { throw SystemError("fsync", path: root.path + "/.assetsync") }
+    }
+
+    func encoded() -> [UInt8] {
+        var out = Array(Self.header.utf8)
+        out.reserveCapacity(records.count * 64)
+        for path in records.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            let record = records[path]!
+            out += "\(CRC32Text.hex(record.crc32)) \(record.size) \(record.mtimeNanoseconds) \(record.inode) ".utf8
+            out += path.utf8
+            out.append(0x0A)
+        }
+        var crc = CRC32()
+        out.withUnsafeBytes { crc.update($0) }
+        out += "end \(records.count) \(CRC32Text.hex(crc.value))\n".utf8
+        return out
+    }
+
+    static func decode(_ bytes: [UInt8]) -> StateIndex? {
+        guard bytes.last == 0x0A, bytes.starts(with: header.utf8) else { return nil }
+        let body = bytes.dropLast()
+        guard let trailerStart = body.lastIndex(of: 0x0A).map({ $0 + 1 }) else { return nil }
+        let trailer = String(decoding: bytes[trailerStart..<(bytes.count - 1)], as: UTF8.self).split(separator: " ")
+        guard trailer.count == 3, trailer[0] == "end", let count = Int(trailer[1]), let expected = UInt32(trailer[2], radix: 16)
+        else { return nil }
+        var crc = CRC32()
+        bytes.withUnsafeBytes { crc.update(UnsafeRawBufferPointer(rebasing: $0[0..<trailerStart])) }
+        guard crc.value == expected else { return nil }
+        var records: [String: Record] = [:]
+        records.reserveCapacity(count)
+        var lineStart = header.utf8.count
+        while lineStart < trailerStart {
+            guard let lineEnd = bytes[lineStart..<trailerStart].firstIndex(of: 0x0A) else { return nil }
+            let fields = bytes[lineStart..<lineEnd].split(separator: 0x20, maxSplits: 4, omittingEmptySubsequences: false)
+            guard fields.count == 5,
+                  let crc32 = UInt32(String(decoding: fields[0], as: UTF8.self), radix: 16),
+                  let size = Int64(String(decoding: fields[1], as: UTF8.self)),
+                  let mtime = Int64(String(decoding: fields[2], as: UTF8.self)),
+                  let inode = UInt64(String(decoding: fields[3], as: UTF8.self)),
+                  let path = String(validating: fields[4], as: UTF8.self)
+            else { return nil }
+            records[path] = Record(size: size, mtimeNanoseconds: mtime, inode: inode, crc32: crc32)
+            lineStart = lineEnd + 1
+        }
+        guard records.count == count else { return nil }
+        return StateIndex(records: records)
+    }
+
+    private static func readAll(_ fd: Int32) throws(SystemError) -> [UInt8] {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw SystemError("stat") }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        var got = 0
+        while got < bytes.count {
+            let result = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, $0.count - got, off_t(got)) }
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else { throw SystemError("read") }
+            got += result
+        }
+        return bytes
+    }
+}
