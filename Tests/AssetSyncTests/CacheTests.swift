@@ -118,3 +118,25 @@ import Testing
         #expect(head.range! == (0, 9, nil))
     }
 }
+
+/// The state index: round trip, and anything torn or altered is an empty index.
+@Suite struct StateIndexTests {
+    @Test func roundTripsAndRefusesTornOrAlteredFiles() throws {
+        let directory = try TemporaryDirectory()
+        let root = try CacheRoot(resolvedPath: directory.path + "/cache")
+        #expect(StateIndex.load(from: root) == StateIndex())
+        var index = StateIndex()
+        index.records["videos/intro v2.mp4"] = .init(size: 734_003_200, mtimeNanoseconds: 1_700_000_000_123_456_789, inode: 42, crc32: 0x6a75_c367)
+        index.records["a"] = .init(size: 0, mtimeNanoseconds: 1, inode: 7, crc32: 0)
+        try index.save(to: root)
+        #expect(StateIndex.load(from: root) == index)
+
+        let path = directory.path + "/cache/.assetsync/state"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for damaged in [bytes.dropLast(1), bytes.dropLast(20), Data(bytes.prefix(bytes.count / 2)),
+                        Data(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "734003200", with: "734003201").utf8)] {
+            try Data(damaged).write(to: URL(fileURLWithPath: path))
+            #expect(StateIndex.load(from: root) == StateIndex())
+        }
+    }
+}

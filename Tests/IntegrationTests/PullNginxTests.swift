@@ -242,4 +242,38 @@ import Testing
         #expect(Set(log.map(\.connection)).count == 1)
         #expect(log.map(\.connectionRequests).sorted() == [1, 2, 3])
     }
+
+    /// A file whose size, mtime and inode match its state record is current without being read:
+    /// even a corruption that kept them is not seen, until `--verify` reads everything again.
+    @Test func stateRecordsSkipReadingAndVerifyReadsAgain() throws {
+        let fixture = try Fixture(files: ["a.bin": Self.random(100_000), "b.bin": Self.random(50_000)])
+        let nginx = try NginxServer(root: fixture.served)
+        defer { nginx.stop() }
+        let manifest = try fixture.manifest(base: nginx.baseURL)
+        #expect(try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest]).status == 0)
+        let state = try String(contentsOfFile: fixture.dest + "/.assetsync/state", encoding: .utf8)
+        #expect(state.hasPrefix("assetsync-state 1\n"))
+        #expect(state.contains(" a.bin\n") && state.contains(" b.bin\n"))
+
+        // Corrupt a.bin in place, keeping its size, inode and mtime.
+        let path = fixture.dest + "/a.bin"
+        var before = stat()
+        stat(path, &before)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: 10)
+        try handle.write(contentsOf: Data([0xFF, 0x00, 0xFF]))
+        try handle.close()
+        var times = [before.st_atim, before.st_mtim]
+        utimensat(AT_FDCWD, path, &times, 0)
+
+        nginx.clearAccessLog()
+        let noOp = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        #expect(noOp.status == 0)
+        #expect(noOp.stderr.hasPrefix("0 new, 0 updated, 2 current, 0 failed"))
+        let verified = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest, "--verify"])
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stderr.contains("updated a.bin (97.7 KiB)\n"))
+        #expect(try fixture.cached() == fixture.files)
+        #expect(nginx.waitForAccessLog(count: 1).map(\.path) == ["/a.bin"])
+    }
 }
