@@ -63,11 +63,12 @@ enum HelpText {
     static let pull = CommandSpec(
         name: "pull",
         usage: "assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--dry-run] [--quiet] "
-            + "[--limit-rate <rate>] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]",
+            + "[--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>] [--header <header> ...] [--netrc] "
+            + "[--cacert <file>] [--proxy <url>]",
         arguments: ["<manifest>"],
         valueOptions: [
             "--dest": "<dir>", "--jobs": "<n>", "--retries": "<n>", "--limit-rate": "<rate>", "--header": "<header>",
-            "--cacert": "<file>", "--proxy": "<url>",
+            "--cacert": "<file>", "--proxy": "<url>", "--lock-wait": "<seconds>", "--splay": "<seconds>",
         ],
         flags: ["--verify", "--dry-run", "--quiet", "--netrc"],
         repeatable: ["--header"],
@@ -82,7 +83,8 @@ enum HelpText {
             Interrupted downloads resume on the next run (Range + If-Range).
 
             USAGE: assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--dry-run] [--quiet]
-                                  [--limit-rate <rate>] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]
+                                  [--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>]
+                                  [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]
 
             ARGUMENTS:
               <manifest>              The manifest: a file path, or - for standard input.
@@ -97,6 +99,10 @@ enum HelpText {
               --dry-run               Show the plan instead of pulling (the same as 'plan').
               --quiet                 Print only failures.
               --limit-rate <rate>     Bytes per second for the whole run, such as 500K, 20M or 1G.
+              --lock-wait <seconds>   How long to wait for another run's lock on the cache
+                                      directory before exiting with status 4. (default: 0)
+              --splay <seconds>       Wait a random time up to this long before the first
+                                      request, so a fleet on one schedule spreads out. (default: 0)
               --header <header>       An extra request header, 'Name: value'; may be repeated.
                                       Never sent to another host after a redirect.
               --netrc                 Take credentials from ~/.netrc.
@@ -112,7 +118,8 @@ enum HelpText {
             EXIT STATUS:
               0 the cache matches the manifest; 1 some files could not be synced (the rest are
               committed, nothing is corrupt); 2 invalid command line or manifest; 3 local I/O
-              failure (disk full, permissions); 130 interrupted (partial files kept for resume).
+              failure (disk full, permissions); 4 another run holds the cache directory's lock;
+              130 interrupted (partial files kept for resume).
 
             """)
 

@@ -6,9 +6,13 @@ enum PullCommand {
     static func run(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) {
         if arguments.flags.contains("--dry-run") { return try PlanCommand.run(arguments, console: console) }
         let options: TransferOptions
-        switch transferOptions(arguments) {
-        case .success(let parsed): options = parsed
-        case .failure(let error): throw CommandLineTool.usageFailure(error, console: console)
+        let waits: Waits
+        switch (transferOptions(arguments), Waits.parse(arguments)) {
+        case (.success(let parsed), .success(let parsedWaits)):
+            options = parsed
+            waits = parsedWaits
+        case (.failure(let error), _), (_, .failure(let error)):
+            throw CommandLineTool.usageFailure(error, console: console)
         }
         let manifest = try CommandSteps.readManifest(arguments.arguments[0], console: console)
         let rootPath = try CommandSteps.resolveDest(arguments, console: console)
@@ -19,6 +23,24 @@ enum PullCommand {
             console.err("Error: cannot open the cache directory: \(error). Check that it is writable.\n")
             throw .localIOFailure
         }
+        let lock: CacheLock
+        do {
+            lock = try CacheLock(root: root, wait: waits.lockWait, shouldStop: { Interruption.requested })
+        } catch {
+            switch error {
+            case .held(let held):
+                if Interruption.requested { throw .interrupted }
+                console.err(
+                    "Error: another assetsync run holds \(held.path): \(held.holder). "
+                        + "It is freed when that run ends; wait for it, or pass --lock-wait SECONDS.\n")
+                throw .locked
+            case .system(let error):
+                console.err("Error: cannot lock the cache directory: \(error).\n")
+                throw .localIOFailure
+            }
+        }
+        defer { withExtendedLifetime(lock) {} }
+        if waits.splay > 0, Splay.wait(upTo: waits.splay) { throw .interrupted }
         let reporter = PlainPullReporter(console: console, quiet: arguments.flags.contains("--quiet"))
         let started = MonotonicClock.now()
         let outcome: PullSession.Outcome
@@ -26,7 +48,17 @@ enum PullCommand {
             outcome = try PullSession(manifest: manifest, root: root, options: options, reporter: reporter)
                 .run(verifyAll: arguments.flags.contains("--verify"))
         } catch {
-            console.err("Error: cannot scan the cache directory: \(error). Check its permissions, or run as its owner.\n")
+            switch error {
+            case .scan(let error):
+                console.err("Error: cannot scan the cache directory: \(error). Check its permissions, or run as its owner.\n")
+            case .state(let error):
+                console.err("Error: cannot write the state index: \(error). Check free space and permissions.\n")
+            case .notEnoughSpace(let shortfall):
+                console.err(
+                    "Error: not enough free space in \(root.path): the pull needs \(ByteCount.human(shortfall.needed)) "
+                        + "(\(ByteCount.human(shortfall.toDownload)) to download and a margin of \(ByteCount.human(shortfall.margin))), "
+                        + "but \(ByteCount.human(shortfall.free)) is free. Nothing was downloaded; free some space and run again.\n")
+            }
             throw .localIOFailure
         }
         reporter.summarize(outcome, seconds: MonotonicClock.now() - started)
@@ -87,6 +119,24 @@ enum PullCommand {
     private static func environmentNumber(_ name: String) -> Double? {
         guard let text = getenv(name) else { return nil }
         return Double(String(cString: text))
+    }
+}
+
+/// How long a pull may wait: for another run's lock, and before its first request.
+struct Waits {
+    var lockWait = 0.0
+    var splay = 0.0
+
+    static func parse(_ arguments: ParsedArguments) -> Result<Waits, UsageError> {
+        var waits = Waits()
+        for (option, keyPath) in [("--lock-wait", \Waits.lockWait), ("--splay", \Waits.splay)] {
+            guard let text = arguments.value(option) else { continue }
+            guard let seconds = Double(text), seconds >= 0, seconds <= 86_400 else {
+                return .failure(UsageError(message: "'\(option)' must be seconds from 0 to 86400, not '\(text)'", command: "pull"))
+            }
+            waits[keyPath: keyPath] = seconds
+        }
+        return .success(waits)
     }
 }
 

@@ -105,7 +105,7 @@ final class PartialFile {
         record = nil
     }
 
-    private static func loadRecord(root: CacheRoot, name: String) -> ResumeRecord? {
+    static func loadRecord(root: CacheRoot, name: String) -> ResumeRecord? {
         let fd = openat(root.partialFD, name + ".resume", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -23,10 +23,20 @@ public struct PullSession {
         public var stoppedByLocalError: Bool
     }
 
+    /// Why a pull could not start.
+    public enum StartError: Error {
+        case scan(SystemError)
+        case state(SystemError)
+        /// The bytes still to fetch (less those already in partials, plus a margin) exceed the free space.
+        case notEnoughSpace(DiskSpace.Shortfall)
+    }
+
     /// Runs the pull. With `verifyAll`, the state index is ignored and every present
     /// file of the right size is read and proven again.
-    public func run(verifyAll: Bool = false) throws(SystemError) -> Outcome {
-        let plan = SyncPlan(manifest: manifest, cache: try CacheScanner.scan(root: root.path))
+    public func run(verifyAll: Bool = false) throws(StartError) -> Outcome {
+        let plan: SyncPlan
+        do { plan = SyncPlan(manifest: manifest, cache: try CacheScanner.scan(root: root.path)) } catch { throw .scan(error) }
+        let kept = PartialDirectory.sweep(root, entries: Dictionary(manifest.entries.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a }))
         let previous = StateIndex.load(from: root)
         var proofs: [String: StateIndex.Record] = [:]
         var results: [FileResult] = []
@@ -55,6 +65,11 @@ public struct PullSession {
                 requests.append(TransferEngine.Request(entry: entry, action: item.action, urls: manifest.sources(of: entry)))
             }
         }
+        let toFetch = requests.reduce(Int64(0)) { $0 + $1.entry.size }
+        let have = requests.reduce(Int64(0)) { $0 + (kept[$1.entry.path] ?? 0) }
+        if let shortfall = DiskSpace.shortfall(in: root.path, toFetch: toFetch, alreadyHave: have) {
+            throw .notEnoughSpace(shortfall)
+        }
         var ending = TransferEngine.Ending.finished
         if Interruption.requested {
             ending = .interrupted
@@ -76,7 +91,7 @@ public struct PullSession {
             results += box.results
             proofs.merge(box.proofs) { _, new in new }
         }
-        try saveState(proofs: proofs, previous: previous)
+        do { try saveState(proofs: proofs, previous: previous) } catch { throw .state(error) }
         return Outcome(results: results, interrupted: ending == .interrupted, stoppedByLocalError: ending == .stoppedByLocalError)
     }
 

@@ -1,0 +1,28 @@
+import Glibc
+
+/// The disk preflight: is there room for what is still to fetch?
+public enum DiskSpace {
+    public struct Shortfall: Equatable, Sendable {
+        /// Bytes still to download: the files to fetch, less what their partials already hold.
+        public var toDownload: Int64
+        public var margin: Int64
+        public var free: Int64
+
+        public var needed: Int64 { toDownload + margin }
+    }
+
+    /// Room kept beyond the bytes themselves, for metadata and whatever else writes meanwhile.
+    static func margin(for bytes: Int64) -> Int64 { bytes / 100 + (1 << 20) }
+
+    /// Nil when `path`'s filesystem has room for `toFetch - alreadyHave` bytes and the margin
+    /// (or when its free space cannot be read: the writes will then tell).
+    static func shortfall(in path: String, toFetch: Int64, alreadyHave: Int64) -> Shortfall? {
+        let toDownload = max(0, toFetch - alreadyHave)
+        guard toDownload > 0 else { return nil }
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        let free = Int64(info.f_bavail) * Int64(info.f_frsize)
+        let margin = margin(for: toDownload)
+        return toDownload + margin <= free ? nil : Shortfall(toDownload: toDownload, margin: margin, free: free)
+    }
+}
