@@ -46,6 +46,7 @@ enum CommandLineTool {
         do {
             switch spec.name {
             case "pull": try PullCommand.run(arguments, console: console)
+            case "verify": try VerifyCommand.run(arguments, console: console)
             default: try PlanCommand.run(arguments, console: console)
             }
             return .success

@@ -22,4 +22,39 @@ enum CommandSteps {
             throw problem.status
         }
     }
+
+    /// Opens (creating when needed) the cache directory and its `.assetsync/`.
+    static func openCache(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) -> CacheRoot {
+        let path = try resolveDest(arguments, console: console)
+        do {
+            return try CacheRoot(resolvedPath: path)
+        } catch {
+            console.err("Error: cannot open the cache directory: \(error). Check that it is writable.\n")
+            throw .localIOFailure
+        }
+    }
+
+    /// Takes the cache directory's lock for the whole run, waiting up to `--lock-wait` seconds.
+    static func lock(_ root: CacheRoot, _ arguments: ParsedArguments, console: Console) throws(ExitStatus) -> CacheLock {
+        let wait: Double
+        switch Waits.parse(arguments) {
+        case .success(let waits): wait = waits.lockWait
+        case .failure(let error): throw CommandLineTool.usageFailure(error, console: console)
+        }
+        do {
+            return try CacheLock(root: root, wait: wait, shouldStop: { Interruption.requested })
+        } catch {
+            switch error {
+            case .held(let held):
+                if Interruption.requested { throw .interrupted }
+                console.err(
+                    "Error: another assetsync run holds \(held.path): \(held.holder). "
+                        + "It is freed when that run ends; wait for it, or pass --lock-wait SECONDS.\n")
+                throw .locked
+            case .system(let error):
+                console.err("Error: cannot lock the cache directory: \(error).\n")
+                throw .localIOFailure
+            }
+        }
+    }
 }

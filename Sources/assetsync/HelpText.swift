@@ -17,6 +17,7 @@ enum HelpText {
         SUBCOMMANDS:
           pull                    Download what is missing or changed, verify it, and commit it atomically.
           plan                    Show what a pull would do, without downloading anything.
+          verify                  Read every file of the manifest and prove it by its CRC-32.
 
           See 'assetsync help <subcommand>' for detailed help.
 
@@ -123,7 +124,44 @@ enum HelpText {
 
             """)
 
-    static let commands = [pull, plan]
+    static let verify = CommandSpec(
+        name: "verify",
+        usage: "assetsync verify <manifest> [--dest <dir>] [--repair] [--lock-wait <seconds>]",
+        arguments: ["<manifest>"],
+        valueOptions: ["--dest": "<dir>", "--lock-wait": "<seconds>"],
+        flags: ["--repair"],
+        help: """
+            OVERVIEW: Read every file of the manifest and prove it by its CRC-32.
+
+            Ignores .assetsync/state and reads every file, on all cores, reporting each
+            one that is missing or corrupt. The state index is brought up to date with
+            what was proven. With --repair, what is missing or corrupt is downloaded
+            again through the normal atomic path, as 'pull --verify' does.
+
+            USAGE: assetsync verify <manifest> [--dest <dir>] [--repair] [--lock-wait <seconds>]
+
+            ARGUMENTS:
+              <manifest>              The manifest: a file path, or - for standard input.
+
+            OPTIONS:
+              --dest <dir>            The cache directory. (default: the current directory)
+              --repair                Download what is missing or corrupt.
+              --lock-wait <seconds>   How long to wait for another run's lock on the cache
+                                      directory before exiting with status 4. (default: 0)
+              -h, --help              Show help information.
+
+            EXAMPLES:
+              assetsync verify manifests/example.xml --dest /var/cache/assets
+              assetsync verify manifests/example.xml --dest /var/cache/assets --repair
+
+            EXIT STATUS:
+              0 every file is proven; 1 some files are missing or corrupt (and, with --repair,
+              could not be downloaded); 2 invalid command line or manifest; 3 a file could not
+              be read; 4 another run holds the cache directory's lock.
+
+            """)
+
+    static let commands = [pull, plan, verify]
 
     static var version: String { "assetsync \(BuildInfo.version) (\(BuildInfo.libraries))\n" }
 }

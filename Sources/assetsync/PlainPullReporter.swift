@@ -17,7 +17,7 @@ final class PlainPullReporter: PullReporter {
 
     func retrying(path: String, reason: String, after delay: Double) {
         guard !quiet else { return }
-        let wait = delay < 0.05 ? "now" : "in \(Self.seconds(delay))"
+        let wait = delay < 0.05 ? "now" : "in \(ElapsedTime.format(delay))"
         say("retry    \(QuotedValue.displayPath(path)): \(reason); retrying \(wait)\n")
     }
 
@@ -52,7 +52,7 @@ final class PlainPullReporter: PullReporter {
         var line = "\(counts["new"] ?? 0) new, \(counts["updated"] ?? 0) updated, \(counts["current"] ?? 0) current"
         line += ", \(failures.count) failed"
         if interrupted > 0 { line += ", \(interrupted) interrupted" }
-        line += "; \(ByteCount.human(transferred)) transferred in \(Self.seconds(seconds))"
+        line += "; \(ByteCount.human(transferred)) transferred in \(ElapsedTime.format(seconds))"
         if transferred > 0 { line += " (\(ByteCount.human(Int64(rate)))/s)" }
         var text = quiet && failures.isEmpty && interrupted == 0 ? "" : line + ".\n"
         if outcome.interrupted {
@@ -69,11 +69,6 @@ final class PlainPullReporter: PullReporter {
         var text = failure.reason
         if let url = failure.url { text += " (\(url))" }
         return text
-    }
-
-    private static func seconds(_ value: Double) -> String {
-        let tenths = Int((value * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10) s"
     }
 
     private func say(_ text: String) {

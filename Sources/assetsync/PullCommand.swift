@@ -15,30 +15,8 @@ enum PullCommand {
             throw CommandLineTool.usageFailure(error, console: console)
         }
         let manifest = try CommandSteps.readManifest(arguments.arguments[0], console: console)
-        let rootPath = try CommandSteps.resolveDest(arguments, console: console)
-        let root: CacheRoot
-        do {
-            root = try CacheRoot(resolvedPath: rootPath)
-        } catch {
-            console.err("Error: cannot open the cache directory: \(error). Check that it is writable.\n")
-            throw .localIOFailure
-        }
-        let lock: CacheLock
-        do {
-            lock = try CacheLock(root: root, wait: waits.lockWait, shouldStop: { Interruption.requested })
-        } catch {
-            switch error {
-            case .held(let held):
-                if Interruption.requested { throw .interrupted }
-                console.err(
-                    "Error: another assetsync run holds \(held.path): \(held.holder). "
-                        + "It is freed when that run ends; wait for it, or pass --lock-wait SECONDS.\n")
-                throw .locked
-            case .system(let error):
-                console.err("Error: cannot lock the cache directory: \(error).\n")
-                throw .localIOFailure
-            }
-        }
+        let root = try CommandSteps.openCache(arguments, console: console)
+        let lock = try CommandSteps.lock(root, arguments, console: console)
         defer { withExtendedLifetime(lock) {} }
         if waits.splay > 0, Splay.wait(upTo: waits.splay) { throw .interrupted }
         let reporter = PlainPullReporter(console: console, quiet: arguments.flags.contains("--quiet"))

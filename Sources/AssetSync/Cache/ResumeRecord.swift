@@ -62,8 +62,8 @@ struct ResumeRecord: Equatable {
 }
 
 /// CRC-32 values as the manifest writes them.
-enum CRC32Text {
-    static func hex(_ value: UInt32) -> String {
+public enum CRC32Text {
+    public static func hex(_ value: UInt32) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 8 - digits.count) + digits
     }

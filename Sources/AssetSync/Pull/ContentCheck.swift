@@ -1,14 +1,28 @@
 import Dispatch
 import Glibc
 
-/// Proves files that are present with the right size by reading them and
-/// computing their CRC-32, on all cores.
-enum ContentCheck {
-    /// For each entry, the state record proving the file at its path, or nil when its bytes
-    /// do not match the entry's CRC-32 (or it cannot be read as a regular file).
-    static func proofs(of entries: [ManifestEntry], in root: CacheRoot) -> [StateIndex.Record?] {
-        let results = UnsafeMutableBufferPointer<StateIndex.Record?>.allocate(capacity: entries.count)
-        results.initialize(repeating: nil)
+/// Proves files by reading them and computing their CRC-32, on all cores.
+public enum ContentCheck {
+    /// What reading one entry's file found.
+    public enum Verdict: Equatable, Sendable {
+        /// Its bytes match: the record to keep in the state index, from the `fstat` taken before reading.
+        case proven(StateIndex.Record)
+        case missing
+        case notARegularFile
+        case wrongSize(Int64)
+        case wrongCRC(UInt32)
+        case unreadable(SystemError)
+
+        public var proof: StateIndex.Record? {
+            if case .proven(let record) = self { return record }
+            return nil
+        }
+    }
+
+    /// The verdict on each entry's file, read in parallel by one worker per core.
+    public static func verdicts(of entries: [ManifestEntry], in root: CacheRoot) -> [Verdict] {
+        let results = UnsafeMutableBufferPointer<Verdict>.allocate(capacity: entries.count)
+        results.initialize(repeating: .missing)
         defer { results.deallocate() }
         let next = AtomicCounter()
         let workers = max(1, min(entries.count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
@@ -19,32 +33,49 @@ enum ContentCheck {
             while true {
                 let index = next.increment()
                 guard index < entries.count else { return }
-                shared.buffer[index] = proof(of: entries[index], in: root, buffer: buffer)
+                shared.buffer[index] = verdict(on: entries[index], in: root, buffer: buffer)
             }
         }
         return Array(results)
     }
 
-    /// The record of the regular file at the entry's path if its CRC-32 matches, from the `fstat`
-    /// taken before reading it.
-    static func proof(of entry: ManifestEntry, in root: CacheRoot, buffer: UnsafeMutableRawBufferPointer) -> StateIndex.Record? {
-        guard let parent = try? root.openParent(of: entry.path, creating: false) else { return nil }
+    /// Reads the regular file at the entry's path, never through a symlink.
+    static func verdict(on entry: ManifestEntry, in root: CacheRoot, buffer: UnsafeMutableRawBufferPointer) -> Verdict {
+        let display = root.path + "/" + entry.path
+        let parent: Int32
+        do {
+            parent = try root.openParent(of: entry.path, creating: false)
+        } catch {
+            if case .system(let failure) = error, failure.code != ENOENT, failure.code != ENOTDIR, failure.code != ELOOP {
+                return .unreadable(failure)
+            }
+            return .missing
+        }
         defer { close(parent) }
         let name = String(entry.path.split(separator: "/").last!)
-        let fd = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        let fd = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            switch errno {
+            case ENOENT: return .missing
+            case ELOOP: return .notARegularFile
+            default: return .unreadable(SystemError("open", path: display))
+            }
+        }
         defer { close(fd) }
         var status = stat()
-        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int64(status.st_size) == entry.size else { return nil }
+        guard fstat(fd, &status) == 0 else { return .unreadable(SystemError("stat", path: display)) }
+        guard status.st_mode & S_IFMT == S_IFREG else { return .notARegularFile }
+        guard Int64(status.st_size) == entry.size else { return .wrongSize(Int64(status.st_size)) }
         posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
-        guard (try? CRC32.of(fd: fd, length: entry.size, buffer: buffer, path: root.path + "/" + entry.path)) == entry.crc32
-        else { return nil }
-        return StateIndex.Record(LocalItem(status), crc32: entry.crc32)
+        let crc: UInt32
+        do { crc = try CRC32.of(fd: fd, length: entry.size, buffer: buffer, path: display) } catch { return .unreadable(error) }
+        guard crc == entry.crc32 else { return .wrongCRC(crc) }
+        return .proven(StateIndex.Record(LocalItem(status), crc32: entry.crc32))
     }
 }
 
 /// A buffer handed to worker threads that each write distinct indices.
 private struct SendableBuffer: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<StateIndex.Record?>
-    init(_ buffer: UnsafeMutableBufferPointer<StateIndex.Record?>) { self.buffer = buffer }
+    let buffer: UnsafeMutableBufferPointer<ContentCheck.Verdict>
+    init(_ buffer: UnsafeMutableBufferPointer<ContentCheck.Verdict>) { self.buffer = buffer }
 }

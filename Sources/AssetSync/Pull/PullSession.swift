@@ -51,8 +51,8 @@ public struct PullSession {
                 toRead.append(entry)
             }
         }
-        for (entry, proof) in zip(toRead, ContentCheck.proofs(of: toRead, in: root)) {
-            proofs[entry.path] = proof
+        for (entry, verdict) in zip(toRead, ContentCheck.verdicts(of: toRead, in: root)) {
+            proofs[entry.path] = verdict.proof
         }
         for (entry, item) in items {
             if item.action == .check, proofs[entry.path] != nil {

@@ -13,3 +13,11 @@ public enum ByteCount {
         return "\(tenths / 10).\(tenths % 10) \(units[unit])"
     }
 }
+
+/// Renders a duration for people: "3.2 s".
+public enum ElapsedTime {
+    public static func format(_ seconds: Double) -> String {
+        let tenths = Int((max(0, seconds) * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) s"
+    }
+}
