@@ -63,15 +63,16 @@ enum HelpText {
 
     static let pull = CommandSpec(
         name: "pull",
-        usage: "assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--dry-run] [--quiet] "
+        usage: "assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>] [--dry-run] [--quiet] "
             + "[--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>] [--header <header> ...] [--netrc] "
             + "[--cacert <file>] [--proxy <url>]",
         arguments: ["<manifest>"],
         valueOptions: [
             "--dest": "<dir>", "--jobs": "<n>", "--retries": "<n>", "--limit-rate": "<rate>", "--header": "<header>",
             "--cacert": "<file>", "--proxy": "<url>", "--lock-wait": "<seconds>", "--splay": "<seconds>",
+            "--max-delete": "<n>",
         ],
-        flags: ["--verify", "--dry-run", "--quiet", "--netrc"],
+        flags: ["--verify", "--delete", "--dry-run", "--quiet", "--netrc"],
         repeatable: ["--header"],
         help: """
             OVERVIEW: Download what is missing or changed, verify it, and commit it atomically.
@@ -83,7 +84,8 @@ enum HelpText {
             other files present with the right size are proven by reading them.
             Interrupted downloads resume on the next run (Range + If-Range).
 
-            USAGE: assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--dry-run] [--quiet]
+            USAGE: assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>]
+                                  [--dry-run] [--quiet]
                                   [--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>]
                                   [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]
 
@@ -97,6 +99,12 @@ enum HelpText {
                                       timeouts, stalls, 408, 429, 5xx), with exponential backoff,
                                       before the next mirror is tried. (default: 5)
               --verify                Ignore .assetsync/state: read and prove every present file.
+              --delete                Then remove files the manifest does not list, and the
+                                      directories left empty. Only in a directory that already has
+                                      .assetsync/ from an earlier pull; symlinks are removed, never
+                                      followed.
+              --max-delete <n>        Refuse (exit 2, nothing changed) when --delete would remove
+                                      more than n files. (default: 1000)
               --dry-run               Show the plan instead of pulling (the same as 'plan').
               --quiet                 Print only failures.
               --limit-rate <rate>     Bytes per second for the whole run, such as 500K, 20M or 1G.

@@ -32,6 +32,10 @@ final class PlainPullReporter: PullReporter {
         }
     }
 
+    func deleted(path: String) {
+        if !quiet { say("deleted  \(QuotedValue.displayPath(path))\n") }
+    }
+
     /// The closing lines: counts, bytes, time and rate, then each failure with its cause.
     func summarize(_ outcome: PullSession.Outcome, seconds: Double) {
         var counts: [String: Int] = [:]
@@ -52,15 +56,18 @@ final class PlainPullReporter: PullReporter {
         var line = "\(counts["new"] ?? 0) new, \(counts["updated"] ?? 0) updated, \(counts["current"] ?? 0) current"
         line += ", \(failures.count) failed"
         if interrupted > 0 { line += ", \(interrupted) interrupted" }
+        if !outcome.deletion.removed.isEmpty { line += ", \(outcome.deletion.removed.count) deleted" }
         line += "; \(ByteCount.human(transferred)) transferred in \(ElapsedTime.format(seconds))"
         if transferred > 0 { line += " (\(ByteCount.human(Int64(rate)))/s)" }
-        var text = quiet && failures.isEmpty && interrupted == 0 ? "" : line + ".\n"
+        let quietOK = failures.isEmpty && interrupted == 0 && outcome.deletion.failures.isEmpty
+        var text = quiet && quietOK ? "" : line + ".\n"
         if outcome.interrupted {
             text += "Interrupted: partial downloads are kept in .assetsync/partial/ and resume on the next pull.\n"
         }
-        if !failures.isEmpty {
+        if !failures.isEmpty || !outcome.deletion.failures.isEmpty {
             text += "Failed:\n"
             for (path, failure) in failures { text += "  \(QuotedValue.displayPath(path)): \(Self.describe(failure))\n" }
+            for (path, error) in outcome.deletion.failures { text += "  \(QuotedValue.displayPath(path)): cannot delete: \(error)\n" }
         }
         say(text)
     }

@@ -24,7 +24,7 @@ enum PullCommand {
         let outcome: PullSession.Outcome
         do {
             outcome = try PullSession(manifest: manifest, root: root, options: options, reporter: reporter)
-                .run(verifyAll: arguments.flags.contains("--verify"))
+                .run(verifyAll: arguments.flags.contains("--verify"), deleteUpTo: waits.deleteUpTo)
         } catch {
             switch error {
             case .scan(let error):
@@ -36,6 +36,16 @@ enum PullCommand {
                     "Error: not enough free space in \(root.path): the pull needs \(ByteCount.human(shortfall.needed)) "
                         + "(\(ByteCount.human(shortfall.toDownload)) to download and a margin of \(ByteCount.human(shortfall.margin))), "
                         + "but \(ByteCount.human(shortfall.free)) is free. Nothing was downloaded; free some space and run again.\n")
+            case .deleteInUnmanagedDirectory:
+                console.err(
+                    "Error: --delete removes nothing from \(root.path): it had no .assetsync/ from an earlier pull, so it may "
+                        + "not be a directory assetsync manages. Pull once without --delete first.\n")
+                throw .invalidInput
+            case .tooManyDeletions(let count, let maximum):
+                console.err(
+                    "Error: --delete would remove \(count) files, more than --max-delete \(maximum); nothing was changed. "
+                        + "Check that this is the right manifest, or pass --max-delete \(count).\n")
+                throw .invalidInput
             }
             throw .localIOFailure
         }
@@ -45,7 +55,9 @@ enum PullCommand {
             if case .failed(let failure) = result.outcome { return failure }
             return nil
         }
-        if outcome.stoppedByLocalError || failures.contains(where: \.isLocal) { throw .localIOFailure }
+        if outcome.stoppedByLocalError || failures.contains(where: \.isLocal) || !outcome.deletion.failures.isEmpty {
+            throw .localIOFailure
+        }
         if !failures.isEmpty { throw .someFilesFailed }
     }
 
@@ -100,13 +112,25 @@ enum PullCommand {
     }
 }
 
-/// How long a pull may wait: for another run's lock, and before its first request.
+/// How long a pull may wait (for another run's lock, before its first request) and how much
+/// `--delete` may remove.
 struct Waits {
     var lockWait = 0.0
     var splay = 0.0
+    /// With `--delete`: the most files it may remove (`--max-delete`).
+    var deleteUpTo: Int?
 
     static func parse(_ arguments: ParsedArguments) -> Result<Waits, UsageError> {
         var waits = Waits()
+        if arguments.flags.contains("--delete") {
+            let text = arguments.value("--max-delete") ?? String(ExtraRemoval.defaultMaximum)
+            guard let maximum = Int(text), maximum >= 0 else {
+                return .failure(UsageError(message: "'--max-delete' must be a whole number, not '\(text)'", command: "pull"))
+            }
+            waits.deleteUpTo = maximum
+        } else if arguments.value("--max-delete") != nil {
+            return .failure(UsageError(message: "'--max-delete' goes with '--delete'", command: "pull"))
+        }
         for (option, keyPath) in [("--lock-wait", \Waits.lockWait), ("--splay", \Waits.splay)] {
             guard let text = arguments.value(option) else { continue }
             guard let seconds = Double(text), seconds >= 0, seconds <= 86_400 else {

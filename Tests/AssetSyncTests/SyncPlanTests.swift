@@ -95,7 +95,7 @@ import Testing
             check    5 B         d
             extra    1 B         "e\\nf"
 
-            3 files in the manifest: 1 new, 1 changed, 1 to check; 1 extra in the cache.
+            3 files in the manifest: 1 new, 1 changed, 1 to check; 1 extra in the cache (pull --delete would remove them).
             To download: 2.0 KiB (2058 bytes), plus up to 5 B if files to check fail their CRC.
 
             """)

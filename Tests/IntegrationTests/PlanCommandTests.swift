@@ -25,7 +25,7 @@ import Testing
             new      4.0 KiB     config/settings v2.json
             extra    1 B         stray.txt
 
-            4 files in the manifest: 2 new, 1 changed, 1 to check; 1 extra in the cache.
+            4 files in the manifest: 2 new, 1 changed, 1 to check; 1 extra in the cache (pull --delete would remove them).
             To download: 750.0 MiB (786436096 bytes), plus up to 100.0 MiB if files to check fail their CRC.
 
             """)

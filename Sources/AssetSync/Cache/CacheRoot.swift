@@ -9,6 +9,8 @@ public final class CacheRoot: Sendable {
     /// `DEST/.assetsync/`
     let metadataFD: Int32
     let partialFD: Int32
+    /// Whether `.assetsync/` was there before this run: only then may `--delete` remove anything.
+    public let wasManagedBefore: Bool
 
     static let metadataName = ".assetsync"
     static let partialName = "partial"
@@ -19,6 +21,8 @@ public final class CacheRoot: Sendable {
         if mkdir(resolvedPath, 0o755) != 0, errno != EEXIST { throw .system(SystemError("mkdir", path: resolvedPath)) }
         let root = open(resolvedPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard root >= 0 else { throw .system(SystemError("open", path: resolvedPath)) }
+        var status = stat()
+        wasManagedBefore = fstatat(root, Self.metadataName, &status, AT_SYMLINK_NOFOLLOW) == 0 && status.st_mode & S_IFMT == S_IFDIR
         do throws(CacheError) {
             let metadata = try Self.openDirectory(in: root, Self.metadataName, displayPath: resolvedPath + "/.assetsync")
             do throws(CacheError) {

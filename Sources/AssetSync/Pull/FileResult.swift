@@ -47,4 +47,6 @@ public protocol PullReporter: Sendable {
     func started(path: String, size: Int64, resumingAt offset: Int64, url: String)
     func retrying(path: String, reason: String, after delay: Double)
     func finished(_ result: FileResult)
+    /// `--delete` removed a file the manifest does not list.
+    func deleted(path: String)
 }

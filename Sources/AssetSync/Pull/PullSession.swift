@@ -18,6 +18,8 @@ public struct PullSession {
     /// How the run ended, with every file's result.
     public struct Outcome: Sendable {
         public var results: [FileResult]
+        /// Files `--delete` removed, and those it could not.
+        public var deletion = ExtraRemoval.Outcome()
         public var interrupted: Bool
         /// A local failure (disk full, I/O error) stopped the run early.
         public var stoppedByLocalError: Bool
@@ -29,13 +31,23 @@ public struct PullSession {
         case state(SystemError)
         /// The bytes still to fetch (less those already in partials, plus a margin) exceed the free space.
         case notEnoughSpace(DiskSpace.Shortfall)
+        /// `--delete` on a directory assetsync did not manage before this run.
+        case deleteInUnmanagedDirectory
+        /// `--delete` would remove more files than `--max-delete` allows.
+        case tooManyDeletions(count: Int, maximum: Int)
     }
 
     /// Runs the pull. With `verifyAll`, the state index is ignored and every present
-    /// file of the right size is read and proven again.
-    public func run(verifyAll: Bool = false) throws(StartError) -> Outcome {
+    /// file of the right size is read and proven again. With `deleteUpTo`, files the
+    /// manifest does not list are removed afterwards, unless there are more than that.
+    public func run(verifyAll: Bool = false, deleteUpTo maximumDeletions: Int? = nil) throws(StartError) -> Outcome {
         let plan: SyncPlan
         do { plan = SyncPlan(manifest: manifest, cache: try CacheScanner.scan(root: root.path)) } catch { throw .scan(error) }
+        let extras = plan.items.filter { $0.action == .extra }.map(\.path)
+        if let maximumDeletions {
+            guard root.wasManagedBefore else { throw .deleteInUnmanagedDirectory }
+            guard extras.count <= maximumDeletions else { throw .tooManyDeletions(count: extras.count, maximum: maximumDeletions) }
+        }
         let kept = PartialDirectory.sweep(root, entries: Dictionary(manifest.entries.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a }))
         let previous = StateIndex.load(from: root)
         var proofs: [String: StateIndex.Record] = [:]
@@ -92,7 +104,12 @@ public struct PullSession {
             proofs.merge(box.proofs) { _, new in new }
         }
         do { try saveState(proofs: proofs, previous: previous) } catch { throw .state(error) }
-        return Outcome(results: results, interrupted: ending == .interrupted, stoppedByLocalError: ending == .stoppedByLocalError)
+        var outcome = Outcome(results: results, interrupted: ending == .interrupted, stoppedByLocalError: ending == .stoppedByLocalError)
+        if maximumDeletions != nil, ending == .finished, !extras.isEmpty {
+            outcome.deletion = ExtraRemoval.remove(extras, in: root)
+            for path in outcome.deletion.removed { reporter.deleted(path: path) }
+        }
+        return outcome
     }
 
     /// Records what this run proved; entries it could not prove keep their old record, whose CRC

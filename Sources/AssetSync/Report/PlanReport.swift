@@ -37,7 +37,8 @@ public enum PlanReport {
         let listed = plan.items.count - plan.count(.extra)
         var out = "\(listed) \(listed == 1 ? "file" : "files") in the manifest: "
         out += "\(plan.count(.new)) new, \(plan.count(.changed)) changed, \(plan.count(.check)) to check"
-        out += "; \(plan.count(.extra)) extra in the cache.\n"
+        out += "; \(plan.count(.extra)) extra in the cache"
+        out += plan.count(.extra) > 0 ? " (pull --delete would remove them).\n" : ".\n"
         out += "To download: \(ByteCount.human(plan.bytesToDownload)) (\(plan.bytesToDownload) bytes)"
         let checking = plan.bytes(.check)
         if checking > 0 {
