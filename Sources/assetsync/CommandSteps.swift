@@ -1,15 +1,44 @@
 import AssetSync
+import Glibc
 
 /// Steps every command that reads a manifest and a cache directory starts with.
 /// Each reports its own failure on the console and throws the exit status.
 enum CommandSteps {
-    static func readManifest(_ path: String, console: Console) throws(ExitStatus) -> Manifest {
+    static func readManifest(_ path: String, displayName: String? = nil, console: Console) throws(ExitStatus) -> Manifest {
         do {
-            return try ManifestReader.read(path: path)
+            return try ManifestReader.read(path: path, displayName: displayName)
         } catch {
             console.err("Error: \(error)\n")
             throw .invalidInput
         }
+    }
+
+    /// Whether the manifest argument is a URL to fetch rather than a path.
+    static func isURL(_ argument: String) -> Bool {
+        let lower = argument.lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+    }
+
+    /// Fetches a manifest URL (into the cache's `.assetsync/` when there is one, conditionally) and reads it.
+    static func fetchManifest(
+        _ url: String, cache root: CacheRoot?, options: TransferOptions, console: Console
+    ) throws(ExitStatus) -> Manifest {
+        var template = Array("/tmp/assetsync-manifest-XXXXXX".utf8CString)
+        let temporary: String? = root == nil ? template.withUnsafeMutableBufferPointer { buffer in
+            let fd = mkstemp(buffer.baseAddress!)
+            guard fd >= 0 else { return nil }
+            close(fd)
+            return String(cString: buffer.baseAddress!)
+        } : nil
+        defer { if let temporary { unlink(temporary) } }
+        let fetched: ManifestFetcher.Fetched
+        do {
+            fetched = try ManifestFetcher(options: options).fetch(url, cache: root, temporaryPath: temporary)
+        } catch {
+            console.err("Error: cannot fetch the manifest \(url): \(error). Nothing was downloaded.\n")
+            throw .someFilesFailed
+        }
+        return try readManifest(fetched.path, displayName: url, console: console)
     }
 
     static func resolveDest(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) -> String {

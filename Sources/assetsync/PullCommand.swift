@@ -14,11 +14,18 @@ enum PullCommand {
         case (.failure(let error), _), (_, .failure(let error)):
             throw CommandLineTool.usageFailure(error, console: console)
         }
-        let manifest = try CommandSteps.readManifest(arguments.arguments[0], console: console)
+        let source = arguments.arguments[0]
+        // A local manifest is refused before anything is touched; a remote one is fetched
+        // (after the splay) into the locked cache directory.
+        let local = CommandSteps.isURL(source) ? nil : try CommandSteps.readManifest(source, console: console)
         let root = try CommandSteps.openCache(arguments, console: console)
         let lock = try CommandSteps.lock(root, arguments, console: console)
         defer { withExtendedLifetime(lock) {} }
         if waits.splay > 0, Splay.wait(upTo: waits.splay) { throw .interrupted }
+        let manifest: Manifest
+        if let local { manifest = local } else {
+            manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, console: console)
+        }
         let reporter = PlainPullReporter(console: console, quiet: arguments.flags.contains("--quiet"))
         let started = MonotonicClock.now()
         let outcome: PullSession.Outcome

@@ -10,10 +10,15 @@ enum VerifyCommand {
             pull.flags.insert("--verify")
             return try PullCommand.run(pull, console: console)
         }
-        let manifest = try CommandSteps.readManifest(arguments.arguments[0], console: console)
+        let source = arguments.arguments[0]
+        let local = CommandSteps.isURL(source) ? nil : try CommandSteps.readManifest(source, console: console)
         let root = try CommandSteps.openCache(arguments, console: console)
         let lock = try CommandSteps.lock(root, arguments, console: console)
         defer { withExtendedLifetime(lock) {} }
+        let manifest: Manifest
+        if let local { manifest = local } else {
+            manifest = try CommandSteps.fetchManifest(source, cache: root, options: TransferOptions(), console: console)
+        }
         let started = MonotonicClock.now()
         let verdicts: [ContentCheck.Verdict]
         do {

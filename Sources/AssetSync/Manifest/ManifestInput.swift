@@ -21,8 +21,9 @@ final class ManifestInput {
     private(set) var bytesProduced: Int64 = 0
 
     /// Opens `path`, or standard input for "-".
-    init(path: String, limit: Int64 = ManifestInput.defaultLimit) throws(ManifestError) {
-        self.name = path == "-" ? "<stdin>" : path
+    /// Opens `path`, or standard input for "-"; errors name it `displayName` when given.
+    init(path: String, displayName: String? = nil, limit: Int64 = ManifestInput.defaultLimit) throws(ManifestError) {
+        self.name = displayName ?? (path == "-" ? "<stdin>" : path)
         self.limit = limit
         if path == "-" {
             fd = STDIN_FILENO

@@ -5,8 +5,11 @@ public enum ManifestReader {
     public static let sizeLimit = ManifestInput.defaultLimit
 
     /// Reads `path` ("-" for standard input); throws a `ManifestError` naming what is wrong.
-    public static func read(path: String, sizeLimit: Int64 = ManifestReader.sizeLimit) throws(ManifestError) -> Manifest {
-        let input = try ManifestInput(path: path, limit: sizeLimit)
+    /// A fetched manifest is read from its local copy but named by its URL (`displayName`).
+    public static func read(
+        path: String, displayName: String? = nil, sizeLimit: Int64 = ManifestReader.sizeLimit
+    ) throws(ManifestError) -> Manifest {
+        let input = try ManifestInput(path: path, displayName: displayName, limit: sizeLimit)
         switch try input.firstSignificantByte() {
         case UInt8(ascii: "<"):
             return try XMLManifestReader.read(input)

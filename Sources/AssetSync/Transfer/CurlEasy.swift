@@ -75,3 +75,23 @@ final class CurlEasy {
 
     static func describe(_ code: CURLcode) -> String { String(cString: curl_easy_strerror(code)) }
 }
+
+extension CurlEasy {
+    /// What every request shares: http and https only, redirects left to `RedirectRule`,
+    /// TLS always verified (with `--cacert` added), the proxy, the write size.
+    func configureCommon(_ options: TransferOptions) {
+        set(CURLOPT_NOSIGNAL, true)
+        set(CURLOPT_PROTOCOLS_STR, "http,https")
+        set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        set(CURLOPT_FOLLOWLOCATION, false)  // redirects are followed by hand, to apply RedirectRule to each hop
+        set(CURLOPT_SSL_VERIFYPEER, true)
+        set(CURLOPT_SSL_VERIFYHOST, 2)
+        set(CURLOPT_BUFFERSIZE, options.bufferSize)
+        set(CURLOPT_CONNECTTIMEOUT, options.connectTimeout)
+        set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        set(CURLOPT_TCP_KEEPALIVE, true)
+        set(CURLOPT_USERAGENT, "assetsync/\(BuildInfo.version)")
+        if let proxy = options.proxy { set(CURLOPT_PROXY, proxy) }
+        if let ca = TrustStore.shared(options.caFile) { set(CURLOPT_CAINFO_BLOB, pointer: ca) }
+    }
+}

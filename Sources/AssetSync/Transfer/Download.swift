@@ -74,14 +74,7 @@ final class Download {
 
     private func configureHandle() {
         let owner = Unmanaged.passUnretained(self).toOpaque()
-        easy.set(CURLOPT_NOSIGNAL, true)
-        easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
-        easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        easy.set(CURLOPT_FOLLOWLOCATION, false)  // redirects are followed here, to apply our rules to each hop
-        easy.set(CURLOPT_SSL_VERIFYPEER, true)
-        easy.set(CURLOPT_SSL_VERIFYHOST, 2)
-        easy.set(CURLOPT_BUFFERSIZE, options.bufferSize)
-        easy.set(CURLOPT_CONNECTTIMEOUT, options.connectTimeout)
+        easy.configureCommon(options)
         // Stalls are timed here from the last byte received: libcurl's low-speed check averages
         // over several seconds and reacted about 6 s late.
         easy.set(CURLOPT_NOPROGRESS, false)
@@ -89,13 +82,8 @@ final class Download {
         easy.setProgressCallback { owner, _, _, _, _ in
             Unmanaged<Download>.fromOpaque(owner!).takeUnretainedValue().hasStalled() ? 1 : 0
         }
-        easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        easy.set(CURLOPT_TCP_KEEPALIVE, true)
-        easy.set(CURLOPT_USERAGENT, "assetsync/\(BuildInfo.version)")
         easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
-        if let proxy = options.proxy { easy.set(CURLOPT_PROXY, proxy) }
         if let rate = options.limitRate { easy.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: max(1, rate / Int64(options.jobs))) }
-        if let ca = TrustStore.shared(options.caFile) { easy.set(CURLOPT_CAINFO_BLOB, pointer: ca) }
         easy.set(CURLOPT_PRIVATE, pointer: owner)
         easy.set(CURLOPT_WRITEDATA, pointer: owner)
         easy.set(CURLOPT_WRITEFUNCTION, callback: { buffer, size, count, owner in
@@ -278,24 +266,16 @@ final class Download {
     }
 
     private func followRedirect() -> Next {
-        let fromHTTPS = currentURL.lowercased().hasPrefix("https:")
-        guard let target = easy.string(CURLINFO_REDIRECT_URL) else {
-            return nextURL(Failure(isLocal: false, reason: "HTTP \(head.status) without a usable Location", httpStatus: head.status, url: currentURL))
+        switch RedirectRule.follow(from: currentURL, to: easy.string(CURLINFO_REDIRECT_URL), hop: redirects + 1) {
+        case .failure(let refusal):
+            return nextURL(Failure(isLocal: false, reason: refusal.reason, httpStatus: head.status, url: currentURL))
+        case .success(let hop):
+            redirects += 1
+            if !hop.sameOrigin { sendCredentials = false }
+            currentURL = hop.url
+            attempts -= 1  // a hop of the same attempt
+            return .retry(after: 0, reason: "")
         }
-        guard let scheme = URLRules.scheme(of: target)?.lowercased(), scheme == "http" || scheme == "https" else {
-            return nextURL(Failure(isLocal: false, reason: "refused a redirect to \(QuotedValue.quote(target)): only http and https are allowed", url: currentURL))
-        }
-        if fromHTTPS, scheme == "http" {
-            return nextURL(Failure(isLocal: false, reason: "refused a redirect from https to http (\(QuotedValue.quote(target)))", url: currentURL))
-        }
-        redirects += 1
-        guard redirects <= 10 else {
-            return nextURL(Failure(isLocal: false, reason: "more than 10 redirects", url: currentURL))
-        }
-        if Self.origin(of: target) != Self.origin(of: currentURL) { sendCredentials = false }
-        currentURL = target
-        attempts -= 1  // a hop of the same attempt
-        return .retry(after: 0, reason: "")
     }
 
     private func transient(_ reason: String, status: Int? = nil, retryAfter: Double? = nil) -> Next {
@@ -342,13 +322,4 @@ final class Download {
         }
     }
 
-    /// Scheme, host and port: credentials stay within one.
-    static func origin(of url: String) -> String {
-        guard let parts = try? URLRules.parse(url, field: "url") else { return url }
-        var authority = parts.authority.lowercased()
-        if !authority.hasPrefix("["), !authority.contains(":") {
-            authority += parts.scheme == "https" ? ":443" : ":80"
-        }
-        return parts.scheme + "://" + authority
-    }
 }

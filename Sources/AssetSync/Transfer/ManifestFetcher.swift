@@ -1,0 +1,182 @@
+import CCurl
+import CCurlShim
+import Glibc
+
+/// Fetches a manifest given as an http(s) URL, under the same rules as assets
+/// (protocols, TLS, redirects, credentials), into a file. With a cache, it
+/// keeps the last copy and its ETag/Last-Modified in `.assetsync/` and asks
+/// again conditionally: a 304 reuses the copy.
+public final class ManifestFetcher {
+    public struct Fetched: Sendable {
+        /// The file that holds the manifest now.
+        public var path: String
+        /// The server said 304: the cached copy is current.
+        public var notModified: Bool
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    static let cacheName = "manifest"
+    static let metaName = "manifest.meta"
+
+    private let easy = CurlEasy()
+    private let options: TransferOptions
+    private var head = ResponseHead()
+    private var output: Int32 = -1
+    private var received: Int64 = 0
+    private var overflow = false
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+
+    public init(options: TransferOptions) {
+        self.options = options
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        easy.configureCommon(options)
+        easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+        easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        easy.set(CURLOPT_LOW_SPEED_TIME, options.stallTimeout)
+        let owner = Unmanaged.passUnretained(self).toOpaque()
+        easy.set(CURLOPT_WRITEDATA, pointer: owner)
+        easy.set(CURLOPT_WRITEFUNCTION, callback: { buffer, size, count, owner in
+            Unmanaged<ManifestFetcher>.fromOpaque(owner!).takeUnretainedValue().receive(buffer, size * count)
+        })
+        easy.set(CURLOPT_HEADERDATA, pointer: owner)
+        easy.set(CURLOPT_HEADERFUNCTION, callback: { buffer, size, count, owner in
+            let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: size * count), as: UTF8.self)
+            Unmanaged<ManifestFetcher>.fromOpaque(owner!).takeUnretainedValue().head.take(Substring(line))
+            return size * count
+        })
+    }
+
+    deinit {
+        if output >= 0 { close(output) }
+        errorBuffer.deallocate()
+    }
+
+    /// Fetches `url` into `.assetsync/manifest` of `root` (conditionally, when the copy there came
+    /// from the same URL), or into the file `temporaryPath` when there is no cache.
+    public func fetch(_ url: String, cache root: CacheRoot?, temporaryPath: String? = nil) throws(Failure) -> Fetched {
+        let meta = root.flatMap { Self.loadMeta(in: $0) }
+        let conditional = meta?.url == url ? meta : nil
+        let directory = root?.metadataFD ?? AT_FDCWD
+        let target = root == nil ? (temporaryPath ?? "manifest.download") : Self.cacheName + ".tmp"
+        var current = url
+        var hops = 0
+        var attempt = 0
+        var sendCredentials = true
+        while true {
+            attempt += 1
+            output = openat(directory, target, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard output >= 0 else { throw Failure(description: "cannot write \(target): \(SystemError("open").reason)") }
+            head = ResponseHead()
+            received = 0
+            overflow = false
+            errorBuffer[0] = 0
+            var headers = sendCredentials ? options.headers : []
+            if let conditional, current == url {
+                if let etag = conditional.etag { headers.append("If-None-Match: \(etag)") }
+                if let modified = conditional.lastModified { headers.append("If-Modified-Since: \(modified)") }
+            }
+            easy.setHeaders(headers)
+            easy.set(CURLOPT_URL, current)
+            easy.set(CURLOPT_NETRC, sendCredentials && options.useNetrc ? Int(CURL_NETRC_OPTIONAL.rawValue) : Int(CURL_NETRC_IGNORED.rawValue))
+            let code = curl_easy_perform(easy.handle)
+            let durable = fdatasync(output) == 0
+            close(output)
+            output = -1
+            if overflow { throw Failure(description: "the manifest is larger than the \(ByteCount.human(ManifestReader.sizeLimit)) limit") }
+            let status = head.status
+            if code == CURLE_OK, (300..<400).contains(status), status != 304 {
+                switch RedirectRule.follow(from: current, to: easy.string(CURLINFO_REDIRECT_URL), hop: hops + 1) {
+                case .failure(let refusal): throw Failure(description: refusal.reason)
+                case .success(let hop):
+                    hops += 1
+                    if !hop.sameOrigin { sendCredentials = false }
+                    current = hop.url
+                    attempt -= 1
+                    continue
+                }
+            }
+            if code == CURLE_OK, status == 304, conditional != nil, let root {
+                unlinkat(root.metadataFD, target, 0)
+                return Fetched(path: root.path + "/.assetsync/" + Self.cacheName, notModified: true)
+            }
+            if code == CURLE_OK, status == 200 {
+                guard durable else { throw Failure(description: "cannot write \(target): \(SystemError("fsync").reason)") }
+                guard let root else { return Fetched(path: target, notModified: false) }
+                try Self.keep(target: target, url: url, head: head, in: root)
+                return Fetched(path: root.path + "/.assetsync/" + Self.cacheName, notModified: false)
+            }
+            let reason = code == CURLE_OK ? "HTTP \(status)" : (errorBuffer[0] != 0 ? String(cString: errorBuffer) : CurlEasy.describe(code))
+            let transient = code != CURLE_OK ? code != CURLE_PEER_FAILED_VERIFICATION && code != CURLE_UNSUPPORTED_PROTOCOL
+                : status == 408 || status == 429 || status >= 500
+            guard transient, attempt <= options.retries else { throw Failure(description: reason) }
+            let delay = max(
+                min(options.maximumRetryDelay, options.retryBaseDelay * Double(1 << min(attempt - 1, 20))) * Double.random(in: 0.5...1),
+                min(head.retryAfterSeconds ?? 0, options.maximumRetryDelay * 5))
+            usleep(useconds_t(delay * 1_000_000))
+        }
+    }
+
+    private func receive(_ buffer: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+        guard head.status == 200 else { return count }  // a redirect's or an error's body is not the manifest
+        received += Int64(count)
+        if received > ManifestReader.sizeLimit {
+            overflow = true
+            return 0
+        }
+        var done = 0
+        while done < count {
+            let wrote = write(output, buffer! + done, count - done)
+            if wrote < 0 {
+                if errno == EINTR { continue }
+                return 0
+            }
+            done += wrote
+        }
+        return count
+    }
+
+    /// Where the cached copy came from, and its validators.
+    struct Meta: Equatable {
+        var url: String
+        var etag: String?
+        var lastModified: String?
+    }
+
+    static func loadMeta(in root: CacheRoot) -> Meta? {
+        let fd = openat(root.metadataFD, metaName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        var fields: [String: String] = [:]
+        for line in String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
+        }
+        var status = stat()
+        guard let url = fields["url"], fstatat(root.metadataFD, cacheName, &status, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        return Meta(url: url, etag: fields["etag"], lastModified: fields["last-modified"])
+    }
+
+    /// Moves the fresh copy into place, then writes its meta (so a crash between leaves an old ETag: a 200 next time).
+    private static func keep(target: String, url: String, head: ResponseHead, in root: CacheRoot) throws(Failure) {
+        guard renameat(root.metadataFD, target, root.metadataFD, cacheName) == 0 else {
+            throw Failure(description: "cannot keep the manifest: \(SystemError("rename").reason)")
+        }
+        var text = "url \(url)\n"
+        if let etag = head.etag { text += "etag \(etag)\n" }
+        if let modified = head.lastModified { text += "last-modified \(modified)\n" }
+        let temporary = metaName + ".tmp"
+        let fd = openat(root.metadataFD, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Failure(description: "cannot keep the manifest: \(SystemError("open").reason)") }
+        _ = text.withCString { write(fd, $0, strlen($0)) }
+        fdatasync(fd)
+        close(fd)
+        renameat(root.metadataFD, temporary, root.metadataFD, metaName)
+        fsync(root.metadataFD)
+    }
+}

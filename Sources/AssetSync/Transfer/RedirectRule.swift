@@ -1,0 +1,38 @@
+/// The rules every redirect hop must pass, assets and manifests alike: only
+/// http and https, never from https to http, at most 10 hops; and whether the
+/// hop leaves the origin that credentials were meant for.
+enum RedirectRule {
+    static let maximumHops = 10
+
+    struct Hop {
+        var url: String
+        /// Same scheme, host and port: credentials may follow.
+        var sameOrigin: Bool
+    }
+
+    struct Refusal: Error {
+        var reason: String
+    }
+
+    static func follow(from current: String, to location: String?, hop: Int) -> Result<Hop, Refusal> {
+        guard let target = location else { return .failure(Refusal(reason: "a redirect without a usable Location")) }
+        guard let scheme = URLRules.scheme(of: target)?.lowercased(), scheme == "http" || scheme == "https" else {
+            return .failure(Refusal(reason: "refused a redirect to \(QuotedValue.quote(target)): only http and https are allowed"))
+        }
+        if current.lowercased().hasPrefix("https:"), scheme == "http" {
+            return .failure(Refusal(reason: "refused a redirect from https to http (\(QuotedValue.quote(target)))"))
+        }
+        guard hop <= maximumHops else { return .failure(Refusal(reason: "more than \(maximumHops) redirects")) }
+        return .success(Hop(url: target, sameOrigin: origin(of: target) == origin(of: current)))
+    }
+
+    /// Scheme, host and port: credentials stay within one.
+    static func origin(of url: String) -> String {
+        guard let parts = try? URLRules.parse(url, field: "url") else { return url }
+        var authority = parts.authority.lowercased()
+        if !authority.hasPrefix("["), !authority.contains(":") {
+            authority += parts.scheme == "https" ? ":443" : ":80"
+        }
+        return parts.scheme + "://" + authority
+    }
+}
