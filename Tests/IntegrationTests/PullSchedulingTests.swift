@@ -159,4 +159,51 @@ import Testing
         usleep(200_000)
         #expect(nginx.accessLog().isEmpty)
     }
+
+    /// Killed while the state index is being written: strace sends SIGKILL at the second `renameat`
+    /// (the first commits the empty file, the second would put the new index in place). The file is
+    /// committed, the index is not, and the next run proves the file instead of fetching it.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace"))
+    func killedWhileWritingTheIndexCostsOnlyReverification() throws {
+        let fixture = try Fixture(files: ["empty.cfg": Data()])
+        let nginx = try NginxServer(root: fixture.served)
+        defer { nginx.stop() }
+        let manifest = try fixture.manifest(base: nginx.baseURL)
+        let killed = try AssetSyncBinary.run(
+            ["pull", manifest, "--dest", fixture.dest],
+            prefix: ["/usr/bin/strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat", "-e", "inject=renameat:signal=SIGKILL:when=2"])
+        #expect(killed.status != 0)
+        #expect(try fixture.cached() == fixture.files)
+        #expect(!FileManager.default.fileExists(atPath: fixture.dest + "/.assetsync/state"))
+        #expect(FileManager.default.fileExists(atPath: fixture.dest + "/.assetsync/state.tmp"))
+        nginx.clearAccessLog()
+        let next = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(next.stderr.hasPrefix("0 new, 0 updated, 1 current, 0 failed"))
+        usleep(200_000)
+        #expect(nginx.accessLog().isEmpty)
+        #expect(FileManager.default.fileExists(atPath: fixture.dest + "/.assetsync/state"))
+    }
+
+    /// Killed between the last byte and the commit (strace: SIGKILL at the transfer thread's second
+    /// `renameat`, after the resume record's): the next run proves the complete partial and commits
+    /// it without a request.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace"))
+    func aCompletePartialIsCommittedWithoutARequest() throws {
+        let fixture = try Fixture(files: ["a.bin": PullNginxTests.random(300_000)])
+        let nginx = try NginxServer(root: fixture.served)
+        defer { nginx.stop() }
+        let manifest = try fixture.manifest(base: nginx.baseURL)
+        let killed = try AssetSyncBinary.run(
+            ["pull", manifest, "--dest", fixture.dest],
+            prefix: ["/usr/bin/strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat", "-e", "inject=renameat:signal=SIGKILL:when=2"])
+        #expect(killed.status != 0)
+        #expect(try fixture.cached().isEmpty)
+        nginx.clearAccessLog()
+        let next = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(try fixture.cached() == fixture.files)
+        usleep(200_000)
+        #expect(nginx.accessLog().isEmpty)
+    }
 }

@@ -259,6 +259,12 @@ final class Download {
         }
     }
 
+    /// The partial already holds every byte (a run stopped before committing it): prove it without a request.
+    func verifyOnDisk() -> Next {
+        attempts += 1
+        return verify()
+    }
+
     /// What a group commit did with this download.
     func committed(_ error: CacheError?) -> Next {
         guard let error else { return .done(result(.committed(transferred: transferred))) }

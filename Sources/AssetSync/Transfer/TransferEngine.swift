@@ -35,6 +35,8 @@ final class TransferEngine {
     /// Proven downloads waiting for the next group commit, and when the first of them arrived.
     private var readyToCommit: [Download] = []
     private var readyBytes: Int64 = 0
+    /// A local error made every other transfer pointless.
+    private var stopRequested = false
     private var firstReady = 0.0
     private var readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
     private(set) var results: [FileResult] = []
@@ -72,6 +74,7 @@ final class TransferEngine {
         while true {
             if shouldStop() { return stopAll(.interrupted) }
             startDue()
+            if stopRequested { return stopAll(.stoppedByLocalError) }
             if active.isEmpty, waiting.isEmpty, pending.isEmpty, readyToCommit.isEmpty { return .finished }
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
@@ -111,6 +114,11 @@ final class TransferEngine {
     }
 
     private func start(_ download: Download) {
+        if download.partial.offset == download.entry.size, download.attempts == 0 {
+            // An earlier run stopped between the last byte and the commit: prove what is on disk.
+            settle(download, download.verifyOnDisk())
+            return
+        }
         download.prepareAttempt()
         if !download.announced {
             download.announced = true
@@ -131,25 +139,31 @@ final class TransferEngine {
             else { continue }
             let code = message.pointee.data.result
             curl_multi_remove_handle(multi, handle)
-            switch download.complete(code) {
-            case .retry(let delay, let reason):
-                if !reason.isEmpty { reporter.retrying(path: download.entry.path, reason: reason, after: delay) }
-                download.notBefore = MonotonicClock.now() + delay
-                waiting.append(download)
-            case .commit:
-                if readyToCommit.isEmpty { firstReady = MonotonicClock.now() }
-                readyToCommit.append(download)
-                readyBytes += download.entry.size
-            case .done(let result):
-                if case .failed = result.outcome { download.suspend() }
-                finish(result)
-            case .stopRun(let result):
-                finish(result)
-                return stopAll(.stoppedByLocalError)
-            }
+            settle(download, download.complete(code))
+            if stopRequested { return stopAll(.stoppedByLocalError) }
         }
         if shouldCommitNow() { return commitReady() }
         return nil
+    }
+
+    /// Acts on what a download said comes next.
+    private func settle(_ download: Download, _ next: Download.Next) {
+        switch next {
+        case .retry(let delay, let reason):
+            if !reason.isEmpty { reporter.retrying(path: download.entry.path, reason: reason, after: delay) }
+            download.notBefore = MonotonicClock.now() + delay
+            waiting.append(download)
+        case .commit:
+            if readyToCommit.isEmpty { firstReady = MonotonicClock.now() }
+            readyToCommit.append(download)
+            readyBytes += download.entry.size
+        case .done(let result):
+            if case .failed = result.outcome { download.suspend() }
+            finish(result)
+        case .stopRun(let result):
+            finish(result)
+            stopRequested = true
+        }
     }
 
     /// Small files are committed in groups (one `syncfs` instead of an fsync each); a group
