@@ -52,8 +52,8 @@ nginx -c "$NGINX_DIR/nginx.conf"
 for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.1; done
 echo "== nginx serving $ASSETS on http://127.0.0.1:$PORT/"
 
-# 3. The manifest.
-python3 demo/make-manifest.py "$ASSETS" "http://127.0.0.1:$PORT/" > "$WORK/manifest.xml"
+# 3. The manifest, made by assetsync itself (sizes and CRC-32s computed on all cores).
+"$BIN" manifest "$ASSETS" --base "http://127.0.0.1:$PORT/" --output "$WORK/manifest.xml"
 echo "== manifest: $WORK/manifest.xml ($(grep -c '<file' "$WORK/manifest.xml") files)"
 
 # 4. Pull, then pull again: the second run has nothing to do.

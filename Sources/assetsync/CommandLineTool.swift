@@ -47,6 +47,7 @@ enum CommandLineTool {
             switch spec.name {
             case "pull": try PullCommand.run(arguments, console: console)
             case "verify": try VerifyCommand.run(arguments, console: console)
+            case "manifest": try ManifestCommand.run(arguments, console: console)
             default: try PlanCommand.run(arguments, console: console)
             }
             return .success

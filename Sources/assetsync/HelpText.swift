@@ -18,6 +18,7 @@ enum HelpText {
           pull                    Download what is missing or changed, verify it, and commit it atomically.
           plan                    Show what a pull would do, without downloading anything.
           verify                  Read every file of the manifest and prove it by its CRC-32.
+          manifest                Describe a directory of files as a manifest.
 
           See 'assetsync help <subcommand>' for detailed help.
 
@@ -169,7 +170,44 @@ enum HelpText {
 
             """)
 
-    static let commands = [pull, plan, verify]
+    static let manifest = CommandSpec(
+        name: "manifest",
+        usage: "assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>]",
+        arguments: ["<dir>"],
+        valueOptions: ["--base": "<url>", "--format": "xml|json", "--output": "<file>"],
+        flags: [],
+        help: """
+            OVERVIEW: Describe a directory of files as a manifest, for the publishing side.
+
+            Walks the directory without following symlinks (skipping .assetsync/), computes
+            each file's size and CRC-32 on all cores, and writes a manifest whose entries are
+            fetched at the base URL plus their path. The output is sorted and byte-identical
+            on reruns over the same files.
+
+            USAGE: assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>]
+
+            ARGUMENTS:
+              <dir>                   The directory to describe.
+
+            OPTIONS:
+              --base <url>            Where the directory is served (http or https); a "/" is
+                                      added when missing.
+              --format xml|json       The manifest's encoding. (default: xml)
+              --output <file>         Write the manifest here (atomically) instead of to
+                                      standard output.
+              -h, --help              Show help information.
+
+            EXAMPLES:
+              assetsync manifest build/assets --base https://cdn.example.com/game/ --output manifest.xml
+              assetsync manifest build/assets --base https://cdn.example.com/game/ --format json | gzip > m.json.gz
+
+            EXIT STATUS:
+              0 the manifest was written; 2 invalid command line, or a file name no manifest may
+              hold; 3 the directory or a file could not be read, or the output not written.
+
+            """)
+
+    static let commands = [pull, plan, verify, manifest]
 
     static var version: String { "assetsync \(BuildInfo.version) (\(BuildInfo.libraries))\n" }
 }

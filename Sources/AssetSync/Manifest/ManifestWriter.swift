@@ -1,0 +1,131 @@
+import Dispatch
+import Glibc
+import Synchronization
+
+/// `assetsync manifest`: describes a directory tree as a manifest, for the
+/// publishing side. Deterministic: entries sorted by path bytes, so a rerun
+/// over the same files writes the same bytes.
+public enum ManifestWriter {
+    public enum Format: String, Sendable { case xml, json }
+
+    public enum Problem: Error, Equatable {
+        /// The base URL breaks the manifest's rules; the text says which.
+        case base(String)
+        case scan(SystemError)
+        /// A file whose path no manifest may hold.
+        case unrepresentable(path: String, rule: String)
+        case read(SystemError)
+    }
+
+    /// Walks `directory` (no symlink followed, `.assetsync/` skipped) and computes every
+    /// file's size (as read) and CRC-32 in parallel.
+    public static func describe(_ directory: String, base: String) throws(Problem) -> Manifest {
+        var builder = ManifestBuilder(manifestName: "--base", style: .xml)
+        do { try builder.setBase(base, at: SourcePosition(line: 1, column: 1)) } catch {
+            throw .base(error.problem + (error.value.map { ": " + $0 } ?? ""))
+        }
+        let items: [String: LocalItem]
+        do { items = try CacheScanner.scan(root: directory) } catch { throw .scan(error) }
+        let paths = items.filter { $0.value.kind == .regular }.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        for path in paths {
+            do { _ = try ManifestRules.path(path) } catch { throw .unrepresentable(path: path, rule: error.problem) }
+        }
+        let sums = try checksums(paths.map { directory + "/" + $0 })
+        return Manifest(base: base, entries: zip(paths, sums).map { ManifestEntry(path: $0, size: $1.size, crc32: $1.crc) })
+    }
+
+    /// The manifest as text in `format`.
+    public static func render(_ manifest: Manifest, as format: Format) -> String {
+        var out = ""
+        switch format {
+        case .xml:
+            out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            out += "<manifest version=\"\(manifest.version)\"" + (manifest.base.map { " base=\"\(xmlEscaped($0))\"" } ?? "") + ">\n"
+            for entry in manifest.entries {
+                out += "  <file path=\"\(xmlEscaped(entry.path))\" size=\"\(entry.size)\" crc32=\"\(CRC32Text.hex(entry.crc32))\"/>\n"
+            }
+            out += "</manifest>\n"
+        case .json:
+            out += "{\"version\": \(manifest.version),"
+            if let base = manifest.base {
+                out += " \"base\": "
+                JSONLine.appendQuoted(base, to: &out)
+                out += ","
+            }
+            out += " \"files\": ["
+            for (index, entry) in manifest.entries.enumerated() {
+                out += index == 0 ? "\n  {\"path\": " : ",\n  {\"path\": "
+                JSONLine.appendQuoted(entry.path, to: &out)
+                out += ", \"size\": \(entry.size), \"crc32\": \"\(CRC32Text.hex(entry.crc32))\"}"
+            }
+            out += manifest.entries.isEmpty ? "]}\n" : "\n]}\n"
+        }
+        return out
+    }
+
+    static func xmlEscaped(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// Each file's CRC-32 and the bytes read, one worker per core; opened without following a symlink.
+    private static func checksums(_ files: [String]) throws(Problem) -> [(crc: UInt32, size: Int64)] {
+        let results = UnsafeMutableBufferPointer<(crc: UInt32, size: Int64)>.allocate(capacity: files.count)
+        results.initialize(repeating: (0, -1))
+        defer { results.deallocate() }
+        let failure = FirstFailure()
+        let next = AtomicCounter()
+        let workers = max(1, min(files.count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+        let shared = ResultsBuffer(results)
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            defer { buffer.deallocate() }
+            while true {
+                let index = next.increment()
+                guard index < files.count else { return }
+                let fd = open(files[index], O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+                guard fd >= 0 else {
+                    failure.record(SystemError("open", path: files[index]))
+                    return
+                }
+                var status = stat()
+                fstat(fd, &status)
+                do throws(SystemError) {
+                    let crc = try CRC32.of(fd: fd, length: Int64(status.st_size), buffer: buffer, path: files[index])
+                    shared.buffer[index] = (crc, Int64(status.st_size))
+                } catch {
+                    failure.record(error)
+                }
+                close(fd)
+            }
+        }
+        if let error = failure.error { throw .read(error) }
+        return Array(results)
+    }
+}
+
+/// The first error any worker met.
+private final class FirstFailure: Sendable {
+    private let first = Mutex<SystemError?>(nil)
+
+    var error: SystemError? { first.withLock { $0 } }
+
+    func record(_ error: SystemError) {
+        first.withLock { if $0 == nil { $0 = error } }
+    }
+}
+
+/// A buffer handed to worker threads that each write distinct indices.
+private struct ResultsBuffer: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<(crc: UInt32, size: Int64)>
+    init(_ buffer: UnsafeMutableBufferPointer<(crc: UInt32, size: Int64)>) { self.buffer = buffer }
+}
