@@ -64,7 +64,7 @@ enum HelpText {
 
     static let pull = CommandSpec(
         name: "pull",
-        usage: "assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>] [--dry-run] [--quiet] "
+        usage: "assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>] [--dry-run] [--quiet] [--json] "
             + "[--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>] [--header <header> ...] [--netrc] "
             + "[--cacert <file>] [--proxy <url>]",
         arguments: ["<manifest>"],
@@ -73,7 +73,7 @@ enum HelpText {
             "--cacert": "<file>", "--proxy": "<url>", "--lock-wait": "<seconds>", "--splay": "<seconds>",
             "--max-delete": "<n>",
         ],
-        flags: ["--verify", "--delete", "--dry-run", "--quiet", "--netrc"],
+        flags: ["--verify", "--delete", "--dry-run", "--quiet", "--json", "--netrc"],
         repeatable: ["--header"],
         help: """
             OVERVIEW: Download what is missing or changed, verify it, and commit it atomically.
@@ -86,7 +86,7 @@ enum HelpText {
             Interrupted downloads resume on the next run (Range + If-Range).
 
             USAGE: assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>]
-                                  [--dry-run] [--quiet]
+                                  [--dry-run] [--quiet] [--json]
                                   [--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>]
                                   [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]
 
@@ -108,6 +108,9 @@ enum HelpText {
                                       more than n files. (default: 1000)
               --dry-run               Show the plan instead of pulling (the same as 'plan').
               --quiet                 Print only failures.
+              --json                  Also write one JSON object per line to standard output:
+                                      plan, start, retry, progress, done, failed, deleted, summary
+                                      (see docs/events.md).
               --limit-rate <rate>     Bytes per second for the whole run, such as 500K, 20M or 1G.
               --lock-wait <seconds>   How long to wait for another run's lock on the cache
                                       directory before exiting with status 4. (default: 0)

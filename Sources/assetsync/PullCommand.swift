@@ -26,7 +26,7 @@ enum PullCommand {
         if let local { manifest = local } else {
             manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, console: console)
         }
-        let reporter = PlainPullReporter(console: console, quiet: arguments.flags.contains("--quiet"))
+        let reporter = console.pullReporters(quiet: arguments.flags.contains("--quiet"), json: arguments.flags.contains("--json"))
         let started = MonotonicClock.now()
         let outcome: PullSession.Outcome
         do {
@@ -56,16 +56,22 @@ enum PullCommand {
             }
             throw .localIOFailure
         }
-        reporter.summarize(outcome, seconds: MonotonicClock.now() - started)
-        if outcome.interrupted { throw .interrupted }
+        let status = Self.status(of: outcome)
+        reporter.summarize(outcome, seconds: MonotonicClock.now() - started, exitCode: status.rawValue)
+        if status != .success { throw status }
+    }
+
+    /// The exit status a finished pull earns: interrupted, then local failures, then others.
+    static func status(of outcome: PullSession.Outcome) -> ExitStatus {
+        if outcome.interrupted { return .interrupted }
         let failures = outcome.results.compactMap { result -> Failure? in
             if case .failed(let failure) = result.outcome { return failure }
             return nil
         }
         if outcome.stoppedByLocalError || failures.contains(where: \.isLocal) || !outcome.deletion.failures.isEmpty {
-            throw .localIOFailure
+            return .localIOFailure
         }
-        if !failures.isEmpty { throw .someFilesFailed }
+        return failures.isEmpty ? .success : .someFilesFailed
     }
 
     /// The transfer options from the command line and the tuning environment variables.

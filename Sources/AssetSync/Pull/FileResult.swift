@@ -44,9 +44,13 @@ public struct Failure: Sendable, Equatable {
 
 /// Receives a pull's progress. Called from the transfer thread, so it must be thread-safe.
 public protocol PullReporter: Sendable {
+    /// What the pull found to do, before any transfer.
+    func planned(_ plan: SyncPlan)
     func started(path: String, size: Int64, resumingAt offset: Int64, url: String)
     func retrying(path: String, reason: String, after delay: Double)
     func finished(_ result: FileResult)
     /// `--delete` removed a file the manifest does not list.
     func deleted(path: String)
+    /// The transfers under way, at most ten times a second.
+    func progress(_ snapshot: ProgressSnapshot)
 }

@@ -43,6 +43,7 @@ public struct PullSession {
     public func run(verifyAll: Bool = false, deleteUpTo maximumDeletions: Int? = nil) throws(StartError) -> Outcome {
         let plan: SyncPlan
         do { plan = SyncPlan(manifest: manifest, cache: try CacheScanner.scan(root: root.path)) } catch { throw .scan(error) }
+        reporter.planned(plan)
         let extras = plan.items.filter { $0.action == .extra }.map(\.path)
         if let maximumDeletions {
             guard root.wasManagedBefore else { throw .deleteInUnmanagedDirectory }

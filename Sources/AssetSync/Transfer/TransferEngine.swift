@@ -42,6 +42,11 @@ final class TransferEngine {
     private(set) var results: [FileResult] = []
     /// State records of the files this run committed.
     private(set) var proofs: [String: StateIndex.Record] = [:]
+    /// For progress: downloads in all, bytes in all, and the sizes of those finished.
+    private let filesTotal: Int
+    private let bytesTotal: Int64
+    private var bytesFinished: Int64 = 0
+    private var lastProgress = -Double.infinity
 
     /// - Parameters:
     ///   - wakeFD: a descriptor that becomes readable when `shouldStop` may have turned true.
@@ -57,6 +62,8 @@ final class TransferEngine {
         self.wakeFD = wakeFD
         self.shouldStop = shouldStop
         pending = requests[...]
+        filesTotal = requests.count
+        bytesTotal = requests.reduce(0) { $0 + $1.entry.size }
         partialNames = Self.uniquePartialNames(requests.map(\.entry.path))
         asc_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, options.jobs)
     }
@@ -78,6 +85,7 @@ final class TransferEngine {
             if active.isEmpty, waiting.isEmpty, pending.isEmpty, readyToCommit.isEmpty { return .finished }
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
+            reportProgress()
             if let ending = collectFinished() { return ending }
             if active.isEmpty, waiting.isEmpty { continue }
             var wake = curl_waitfd(fd: wakeFD, events: Int16(CURL_WAIT_POLLIN), revents: 0)
@@ -227,7 +235,21 @@ final class TransferEngine {
 
     private func finish(_ result: FileResult) {
         results.append(result)
+        bytesFinished += result.size
         reporter.finished(result)
+    }
+
+    /// A snapshot for the reporter, at most ten times a second.
+    private func reportProgress() {
+        let now = MonotonicClock.now()
+        guard now - lastProgress >= 0.1 else { return }
+        lastProgress = now
+        let transfers = active.values
+            .map { ProgressSnapshot.Transfer(path: $0.entry.path, size: $0.entry.size, done: $0.partial.offset) }
+            .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        reporter.progress(ProgressSnapshot(
+            filesDone: results.count, filesTotal: filesTotal,
+            bytesDone: bytesFinished + transfers.reduce(0) { $0 + $1.done }, bytesTotal: bytesTotal, transfers: transfers))
     }
 
     /// How long the poll may sleep: until the next retry is due, at most one second.

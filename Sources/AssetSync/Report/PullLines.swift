@@ -1,0 +1,81 @@
+/// The words of a pull's human output, shared by the plain and the live renderer.
+public enum PullLines {
+    public static func retry(path: String, reason: String, after delay: Double) -> String {
+        let wait = delay < 0.05 ? "now" : "in \(ElapsedTime.format(delay))"
+        return "retry    \(QuotedValue.displayPath(path)): \(reason); retrying \(wait)\n"
+    }
+
+    /// The line for a finished file, if it gets one; failures are flagged so `--quiet` keeps them.
+    public static func finished(_ result: FileResult) -> (text: String, isFailure: Bool)? {
+        switch result.outcome {
+        case .committed:
+            let verb = result.action == .new ? "new    " : "updated"
+            return ("\(verb) \(QuotedValue.displayPath(result.path)) (\(ByteCount.human(result.size)))\n", false)
+        case .failed(let failure):
+            return ("failed   \(QuotedValue.displayPath(result.path)): \(describe(failure))\n", true)
+        case .current, .interrupted:
+            return nil
+        }
+    }
+
+    public static func deleted(path: String) -> String { "deleted  \(QuotedValue.displayPath(path))\n" }
+
+    /// A line for logs during long transfers.
+    public static func progress(_ snapshot: ProgressSnapshot, rate: Double?) -> String {
+        var line = "progress: \(snapshot.filesDone)/\(snapshot.filesTotal) files, "
+        line += "\(ByteCount.human(snapshot.bytesDone)) of \(ByteCount.human(snapshot.bytesTotal))"
+        if let rate, rate > 0 {
+            line += ", \(ByteCount.human(Int64(rate)))/s, ETA \(ProgressLines.clock(Double(max(0, snapshot.bytesTotal - snapshot.bytesDone)) / rate))"
+        }
+        return line + "\n"
+    }
+
+    /// The closing lines: counts, bytes, time and rate, then each failure with its cause.
+    /// With `quiet`, only what went wrong.
+    public static func summary(_ outcome: PullSession.Outcome, seconds: Double, quiet: Bool) -> String {
+        let totals = PullTotals(outcome)
+        var line = "\(totals.new) new, \(totals.updated) updated, \(totals.current) current, \(totals.failures.count) failed"
+        if totals.interrupted > 0 { line += ", \(totals.interrupted) interrupted" }
+        if !outcome.deletion.removed.isEmpty { line += ", \(outcome.deletion.removed.count) deleted" }
+        line += "; \(ByteCount.human(totals.transferred)) transferred in \(ElapsedTime.format(seconds))"
+        if totals.transferred > 0, seconds > 0 { line += " (\(ByteCount.human(Int64(Double(totals.transferred) / seconds)))/s)" }
+        let allWell = totals.failures.isEmpty && totals.interrupted == 0 && outcome.deletion.failures.isEmpty
+        var text = quiet && allWell ? "" : line + ".\n"
+        if outcome.interrupted {
+            text += "Interrupted: partial downloads are kept in .assetsync/partial/ and resume on the next pull.\n"
+        }
+        if !totals.failures.isEmpty || !outcome.deletion.failures.isEmpty {
+            text += "Failed:\n"
+            for (path, failure) in totals.failures { text += "  \(QuotedValue.displayPath(path)): \(describe(failure))\n" }
+            for (path, error) in outcome.deletion.failures { text += "  \(QuotedValue.displayPath(path)): cannot delete: \(error)\n" }
+        }
+        return text
+    }
+
+    static func describe(_ failure: Failure) -> String {
+        failure.reason + (failure.url.map { " (\($0))" } ?? "")
+    }
+}
+
+/// What a pull's results add up to.
+public struct PullTotals: Sendable {
+    public var new = 0
+    public var updated = 0
+    public var current = 0
+    public var interrupted = 0
+    public var transferred: Int64 = 0
+    public var failures: [(path: String, failure: Failure)] = []
+
+    public init(_ outcome: PullSession.Outcome) {
+        for result in outcome.results {
+            switch result.outcome {
+            case .committed(let bytes):
+                if result.action == .new { new += 1 } else { updated += 1 }
+                transferred += bytes
+            case .current: current += 1
+            case .failed(let failure): failures.append((result.path, failure))
+            case .interrupted: interrupted += 1
+            }
+        }
+    }
+}
