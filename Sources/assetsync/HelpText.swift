@@ -138,10 +138,10 @@ enum HelpText {
 
     static let verify = CommandSpec(
         name: "verify",
-        usage: "assetsync verify <manifest> [--dest <dir>] [--repair] [--lock-wait <seconds>]",
+        usage: "assetsync verify <manifest> [--dest <dir>] [--repair] [--json] [--lock-wait <seconds>]",
         arguments: ["<manifest>"],
         valueOptions: ["--dest": "<dir>", "--lock-wait": "<seconds>"],
-        flags: ["--repair"],
+        flags: ["--repair", "--json"],
         help: """
             OVERVIEW: Read every file of the manifest and prove it by its CRC-32.
 
@@ -150,7 +150,7 @@ enum HelpText {
             what was proven. With --repair, what is missing or corrupt is downloaded
             again through the normal atomic path, as 'pull --verify' does.
 
-            USAGE: assetsync verify <manifest> [--dest <dir>] [--repair] [--lock-wait <seconds>]
+            USAGE: assetsync verify <manifest> [--dest <dir>] [--repair] [--json] [--lock-wait <seconds>]
 
             ARGUMENTS:
               <manifest>              The manifest: a file path, or - for standard input.
@@ -158,6 +158,8 @@ enum HelpText {
             OPTIONS:
               --dest <dir>            The cache directory. (default: the current directory)
               --repair                Download what is missing or corrupt.
+              --json                  Also write one JSON object per line to standard output:
+                                      done or failed per file, then summary (see docs/events.md).
               --lock-wait <seconds>   How long to wait for another run's lock on the cache
                                       directory before exiting with status 4. (default: 0)
               -h, --help              Show help information.

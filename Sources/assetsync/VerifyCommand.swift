@@ -32,28 +32,45 @@ enum VerifyCommand {
         var corrupt = 0
         var unreadable = 0
         var bytes: Int64 = 0
+        let json = arguments.flags.contains("--json")
         for (entry, verdict) in zip(manifest.entries, verdicts) {
             let path = QuotedValue.displayPath(entry.path)
+            let problem: (word: String, reason: String?)
             switch verdict {
             case .proven:
                 bytes += entry.size
-                continue
+                problem = ("", nil)
             case .missing:
                 missing += 1
-                console.err("missing  \(path)\n")
+                problem = ("missing", nil)
             case .notARegularFile:
                 corrupt += 1
-                console.err("corrupt  \(path): not a regular file\n")
+                problem = ("corrupt", "not a regular file")
             case .wrongSize(let size):
                 corrupt += 1
-                console.err("corrupt  \(path): size is \(size) bytes, expected \(entry.size)\n")
+                problem = ("corrupt", "size is \(size) bytes, expected \(entry.size)")
             case .wrongCRC(let crc):
                 corrupt += 1
                 bytes += entry.size
-                console.err("corrupt  \(path): CRC-32 is \(CRC32Text.hex(crc)), expected \(CRC32Text.hex(entry.crc32))\n")
+                problem = ("corrupt", "CRC-32 is \(CRC32Text.hex(crc)), expected \(CRC32Text.hex(entry.crc32))")
             case .unreadable(let error):
                 unreadable += 1
-                console.err("error    \(path): \(error)\n")
+                problem = ("error", error.description)
+            }
+            if !problem.word.isEmpty {
+                let padded = problem.word + String(repeating: " ", count: max(1, 9 - problem.word.count))
+                console.err(padded + path + (problem.reason.map { ": " + $0 } ?? "") + "\n")
+            }
+            if json {
+                var line = JSONLine(type: problem.word.isEmpty ? "done" : "failed")
+                line.add("path", entry.path)
+                line.add("size", entry.size)
+                if problem.word.isEmpty {
+                    line.add("action", "verified")
+                } else {
+                    line.add("reason", problem.reason.map { problem.word + ": " + $0 } ?? problem.word)
+                }
+                console.out(line.line)
             }
         }
         let good = manifest.entries.count - missing - corrupt - unreadable
@@ -63,7 +80,18 @@ enum VerifyCommand {
         summary += "; read \(ByteCount.human(bytes)) in \(ElapsedTime.format(seconds))\(rate).\n"
         if missing + corrupt > 0 { summary += "Run 'assetsync verify --repair' (or 'assetsync pull') to download them again.\n" }
         console.err(summary)
-        if unreadable > 0 { throw .localIOFailure }
-        if missing + corrupt > 0 { throw .someFilesFailed }
+        let status: ExitStatus = unreadable > 0 ? .localIOFailure : missing + corrupt > 0 ? .someFilesFailed : .success
+        if json {
+            var line = JSONLine(type: "summary")
+            line.add("good", good)
+            line.add("missing", missing)
+            line.add("corrupt", corrupt)
+            line.add("unreadable", unreadable)
+            line.add("bytes_read", bytes)
+            line.add("milliseconds", Int64((seconds * 1000).rounded()))
+            line.add("exit_code", Int64(status.rawValue))
+            console.out(line.line)
+        }
+        if status != .success { throw status }
     }
 }

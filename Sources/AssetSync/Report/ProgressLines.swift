@@ -5,14 +5,17 @@ public enum ProgressLines {
         _ snapshot: ProgressSnapshot, width: Int, rate: Double?, transferRates: [String: Double]
     ) -> [String] {
         let width = max(20, width)
-        var overall = "Pulling \(snapshot.filesDone)/\(snapshot.filesTotal) files  "
-        overall += "\(ByteCount.human(snapshot.bytesDone)) / \(ByteCount.human(snapshot.bytesTotal))"
+        var parts = [
+            "Pulling \(snapshot.filesDone)/\(snapshot.filesTotal) files",
+            "\(ByteCount.human(snapshot.bytesDone)) / \(ByteCount.human(snapshot.bytesTotal))",
+        ]
         if let rate, rate > 0 {
-            overall += "  \(ByteCount.human(Int64(rate)))/s"
-            let left = Double(max(0, snapshot.bytesTotal - snapshot.bytesDone)) / rate
-            overall += "  ETA \(clock(left))"
+            parts.append("\(ByteCount.human(Int64(rate)))/s")
+            parts.append("ETA \(clock(Double(max(0, snapshot.bytesTotal - snapshot.bytesDone)) / rate))")
         }
-        var lines = [fit(overall, width)]
+        // A narrow terminal loses the ETA, then the rate, rather than a word cut in half.
+        while parts.count > 2, parts.joined(separator: "  ").count >= width { parts.removeLast() }
+        var lines = [fit(parts.joined(separator: "  "), width)]
         for transfer in snapshot.transfers {
             var tail = "  \(ByteCount.human(transfer.done)) / \(ByteCount.human(transfer.size))"
             if let rate = transferRates[transfer.path], rate > 0 { tail += "  \(ByteCount.human(Int64(rate)))/s" }
