@@ -34,7 +34,7 @@ let package = Package(
             path: "Tests/AssetSyncTests", swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests", dependencies: ["assetsync", "CZlib"],
-            path: "Tests/IntegrationTests", swiftSettings: strict),
+            path: "Tests/IntegrationTests", exclude: ["Golden"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
