@@ -64,9 +64,11 @@ enum CommandSteps {
     }
 
     /// Takes the cache directory's lock for the whole run, waiting up to `--lock-wait` seconds.
-    static func lock(_ root: CacheRoot, _ arguments: ParsedArguments, console: Console) throws(ExitStatus) -> CacheLock {
+    static func lock(
+        _ root: CacheRoot, _ arguments: ParsedArguments, command: String, console: Console
+    ) throws(ExitStatus) -> CacheLock {
         let wait: Double
-        switch Waits.parse(arguments) {
+        switch Waits.parse(arguments, command: command) {
         case .success(let waits): wait = waits.lockWait
         case .failure(let error): throw CommandLineTool.usageFailure(error, console: console)
         }
@@ -76,9 +78,10 @@ enum CommandSteps {
             switch error {
             case .held(let held):
                 if Interruption.requested { throw .interrupted }
+                let advice = wait > 0 ? "pass a longer --lock-wait" : "pass --lock-wait SECONDS"
                 console.err(
                     "Error: another assetsync run holds \(held.path): \(held.holder). "
-                        + "It is freed when that run ends; wait for it, or pass --lock-wait SECONDS.\n")
+                        + "It is freed when that run ends; wait for it, or \(advice).\n")
                 throw .locked
             case .system(let error):
                 console.err("Error: cannot lock the cache directory: \(error).\n")

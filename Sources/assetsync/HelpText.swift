@@ -45,7 +45,8 @@ enum HelpText {
             USAGE: assetsync plan <manifest> [--dest <dir>] [--json]
 
             ARGUMENTS:
-              <manifest>              The manifest: a file path, or - for standard input.
+              <manifest>              The manifest: a file path, - for standard input, or an
+                                      http(s) URL.
 
             OPTIONS:
               --dest <dir>            The cache directory. (default: the current directory)
@@ -57,8 +58,8 @@ enum HelpText {
               gunzip -c manifest.json.gz | assetsync plan - --dest assets --json
 
             EXIT STATUS:
-              0 the plan was printed; 2 the command line or the manifest is invalid;
-              3 the cache directory could not be read.
+              0 the plan was printed; 1 a manifest URL could not be fetched; 2 the command line
+              or the manifest is invalid; 3 the cache directory could not be read.
 
             """)
 
@@ -91,7 +92,8 @@ enum HelpText {
                                   [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]
 
             ARGUMENTS:
-              <manifest>              The manifest: a file path, or - for standard input.
+              <manifest>              The manifest: a file path, - for standard input, or an
+                                      http(s) URL.
 
             OPTIONS:
               --dest <dir>            The cache directory. (default: the current directory)
@@ -126,7 +128,7 @@ enum HelpText {
 
             EXAMPLES:
               assetsync pull manifests/example.xml --dest /var/cache/assets
-              assetsync pull https-manifest.json --jobs 16 --header 'Authorization: Bearer $TOKEN'
+              assetsync pull https://cdn.example.com/game/manifest.xml --jobs 16 --header "Authorization: Bearer $TOKEN"
 
             EXIT STATUS:
               0 the cache matches the manifest; 1 some files could not be synced (the rest are
@@ -153,7 +155,8 @@ enum HelpText {
             USAGE: assetsync verify <manifest> [--dest <dir>] [--repair] [--json] [--lock-wait <seconds>]
 
             ARGUMENTS:
-              <manifest>              The manifest: a file path, or - for standard input.
+              <manifest>              The manifest: a file path, - for standard input, or an
+                                      http(s) URL.
 
             OPTIONS:
               --dest <dir>            The cache directory. (default: the current directory)
@@ -170,8 +173,9 @@ enum HelpText {
 
             EXIT STATUS:
               0 every file is proven; 1 some files are missing or corrupt (and, with --repair,
-              could not be downloaded); 2 invalid command line or manifest; 3 a file could not
-              be read; 4 another run holds the cache directory's lock.
+              could not be downloaded), or a manifest URL could not be fetched; 2 invalid command
+              line or manifest; 3 a file could not be read; 4 another run holds the cache
+              directory's lock.
 
             """)
 

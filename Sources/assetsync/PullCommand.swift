@@ -7,7 +7,7 @@ enum PullCommand {
         if arguments.flags.contains("--dry-run") { return try PlanCommand.run(arguments, console: console) }
         let options: TransferOptions
         let waits: Waits
-        switch (transferOptions(arguments), Waits.parse(arguments)) {
+        switch (transferOptions(arguments), Waits.parse(arguments, command: "pull")) {
         case (.success(let parsed), .success(let parsedWaits)):
             options = parsed
             waits = parsedWaits
@@ -19,7 +19,7 @@ enum PullCommand {
         // (after the splay) into the locked cache directory.
         let local = CommandSteps.isURL(source) ? nil : try CommandSteps.readManifest(source, console: console)
         let root = try CommandSteps.openCache(arguments, console: console)
-        let lock = try CommandSteps.lock(root, arguments, console: console)
+        let lock = try CommandSteps.lock(root, arguments, command: "pull", console: console)
         defer { withExtendedLifetime(lock) {} }
         if waits.splay > 0, Splay.wait(upTo: waits.splay) { throw .interrupted }
         let manifest: Manifest
@@ -44,6 +44,7 @@ enum PullCommand {
                         + "(\(ByteCount.human(shortfall.toDownload)) to download and a margin of \(ByteCount.human(shortfall.margin))), "
                         + "but \(ByteCount.human(shortfall.free)) is free. Nothing was downloaded; free some space and run again.\n")
             case .deleteInUnmanagedDirectory:
+                root.forgetMetadataCreatedByThisRun()
                 console.err(
                     "Error: --delete removes nothing from \(root.path): it had no .assetsync/ from an earlier pull, so it may "
                         + "not be a directory assetsync manages. Pull once without --delete first.\n")
@@ -133,21 +134,21 @@ struct Waits {
     /// With `--delete`: the most files it may remove (`--max-delete`).
     var deleteUpTo: Int?
 
-    static func parse(_ arguments: ParsedArguments) -> Result<Waits, UsageError> {
+    static func parse(_ arguments: ParsedArguments, command: String) -> Result<Waits, UsageError> {
         var waits = Waits()
         if arguments.flags.contains("--delete") {
             let text = arguments.value("--max-delete") ?? String(ExtraRemoval.defaultMaximum)
             guard let maximum = Int(text), maximum >= 0 else {
-                return .failure(UsageError(message: "'--max-delete' must be a whole number, not '\(text)'", command: "pull"))
+                return .failure(UsageError(message: "'--max-delete' must be a whole number, not '\(text)'", command: command))
             }
             waits.deleteUpTo = maximum
         } else if arguments.value("--max-delete") != nil {
-            return .failure(UsageError(message: "'--max-delete' goes with '--delete'", command: "pull"))
+            return .failure(UsageError(message: "'--max-delete' goes with '--delete'", command: command))
         }
         for (option, keyPath) in [("--lock-wait", \Waits.lockWait), ("--splay", \Waits.splay)] {
             guard let text = arguments.value(option) else { continue }
             guard let seconds = Double(text), seconds >= 0, seconds <= 86_400 else {
-                return .failure(UsageError(message: "'\(option)' must be seconds from 0 to 86400, not '\(text)'", command: "pull"))
+                return .failure(UsageError(message: "'\(option)' must be seconds from 0 to 86400, not '\(text)'", command: command))
             }
             waits[keyPath: keyPath] = seconds
         }

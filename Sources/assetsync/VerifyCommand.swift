@@ -13,7 +13,7 @@ enum VerifyCommand {
         let source = arguments.arguments[0]
         let local = CommandSteps.isURL(source) ? nil : try CommandSteps.readManifest(source, console: console)
         let root = try CommandSteps.openCache(arguments, console: console)
-        let lock = try CommandSteps.lock(root, arguments, console: console)
+        let lock = try CommandSteps.lock(root, arguments, command: "verify", console: console)
         defer { withExtendedLifetime(lock) {} }
         let manifest: Manifest
         if let local { manifest = local } else {

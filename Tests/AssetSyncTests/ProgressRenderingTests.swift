@@ -63,7 +63,7 @@ import Testing
         // A file's line goes above the block, which is drawn again under it.
         reporter.finished(FileResult(path: "a.bin", size: 10, action: .new, outcome: .committed(transferred: 10), attempts: 1))
         let above = screen.written.withLock { $0[2] }
-        #expect(above.hasPrefix("\u{1B}[2F\u{1B}[Jnew     a.bin (10 B)\nPulling 1/3 files"))
+        #expect(above.hasPrefix("\u{1B}[2F\u{1B}[Jnew      a.bin (10 B)\nPulling 1/3 files"))
 
         reporter.summarize(PullSession.Outcome(results: [], interrupted: false, stoppedByLocalError: false), seconds: 1)
         #expect(screen.written.withLock { $0.last! }.hasPrefix("\u{1B}[2F\u{1B}[J0 new, 0 updated, 0 current, 0 failed"))
@@ -80,7 +80,7 @@ import Testing
         reporter.progress(snapshot(done: 160 << 20))
         #expect(screen.text == "progress: 1/3 files, 160.0 MiB of 300.0 MiB, 8.0 MiB/s, ETA 0:18\n")
         reporter.finished(FileResult(path: "b.bin", size: 10, action: .changed, outcome: .committed(transferred: 10), attempts: 1))
-        #expect(screen.text.hasSuffix("updated b.bin (10 B)\n"))
+        #expect(screen.text.hasSuffix("updated  b.bin (10 B)\n"))
         #expect(!screen.text.contains("\u{1B}"))
     }
 

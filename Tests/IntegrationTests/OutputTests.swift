@@ -52,7 +52,7 @@ import Testing
         #expect(!result.stderr.contains("\u{1B}"))
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(Set(lines.prefix(4)) == [
-            "new     a.bin (68.4 KiB)", "new     dir/b.bin (10 B)", "failed   gone.bin: HTTP 404 (\(nginx.url("gone.bin")))", "deleted  stray",
+            "new      a.bin (68.4 KiB)", "new      dir/b.bin (10 B)", "failed   gone.bin: HTTP 404 (\(nginx.url("gone.bin")))", "deleted  stray",
         ])
         #expect(lines[4].hasPrefix("2 new, 0 updated, 0 current, 1 failed, 1 deleted; 68.4 KiB transferred in "))
         #expect(Array(lines.suffix(2)) == ["Failed:", "  gone.bin: HTTP 404 (\(nginx.url("gone.bin")))"])
@@ -129,7 +129,7 @@ import Testing
         let after = try tmux(["capture-pane", "-p", "-t", session])
         #expect(try String(contentsOfFile: done, encoding: .utf8) == "0\n")
         #expect(!after.contains("Pulling"))
-        #expect(after.contains("new     big/video.bin (16.0 MiB)"))
+        #expect(after.contains("new      big/video.bin (16.0 MiB)"))
         #expect(after.contains("1 new, 0 updated, 0 current, 0 failed; 16.0 MiB transferred in "))
     }
 }

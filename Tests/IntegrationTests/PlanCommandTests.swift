@@ -95,39 +95,4 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderr == "Error: /nonexistent/m.xml: cannot open the manifest: No such file or directory\n")
     }
-
-    @Test func planHelpIsPinned() throws {
-        let help = try AssetSyncBinary.run(["plan", "--help"])
-        #expect(help.status == 0)
-        #expect(try AssetSyncBinary.run(["help", "plan"]).stdout == help.stdout)
-        #expect(help.stdout == """
-            OVERVIEW: Show what a pull would do, without downloading anything.
-            
-            Reads and validates the manifest, then compares it with the cache directory
-            using file sizes only (contents are never read, symlinks are never followed):
-              new       missing from the cache
-              changed   present with a different size, or not a regular file
-              check     present with the same size; a pull proves it by its CRC-32
-              extra     in the cache but not in the manifest
-            
-            USAGE: assetsync plan <manifest> [--dest <dir>] [--json]
-            
-            ARGUMENTS:
-              <manifest>              The manifest: a file path, or - for standard input.
-            
-            OPTIONS:
-              --dest <dir>            The cache directory. (default: the current directory)
-              --json                  Print one JSON object per line instead of a table.
-              -h, --help              Show help information.
-            
-            EXAMPLES:
-              assetsync plan manifests/example.xml --dest /var/cache/assets
-              gunzip -c manifest.json.gz | assetsync plan - --dest assets --json
-            
-            EXIT STATUS:
-              0 the plan was printed; 2 the command line or the manifest is invalid;
-              3 the cache directory could not be read.
-
-            """)
-    }
 }

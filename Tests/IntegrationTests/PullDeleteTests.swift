@@ -50,8 +50,19 @@ import Testing
         #expect(result.stderr == "Error: --delete removes nothing from \(fixture.dest): it had no .assetsync/ from an earlier pull, "
             + "so it may not be a directory assetsync manages. Pull once without --delete first.\n")
         #expect(FileManager.default.fileExists(atPath: fixture.dest + "/notes.txt"))
+        #expect(!FileManager.default.fileExists(atPath: fixture.dest + "/.assetsync"))  // so a second try refuses too
+        #expect(try AssetSyncBinary.run(["pull", try fixture.manifest(base: nginx.baseURL), "--dest", fixture.dest, "--delete"]).status == 2)
         usleep(200_000)
         #expect(nginx.accessLog().isEmpty)
+    }
+
+    @Test func aFirstPullIntoANewDirectoryMayCarryDelete() throws {
+        let fixture = try Fixture(files: ["a.bin": PullNginxTests.random(10)])
+        let nginx = try NginxServer(root: fixture.served)
+        defer { nginx.stop() }
+        let result = try AssetSyncBinary.run(["pull", try fixture.manifest(base: nginx.baseURL), "--dest", fixture.dest, "--delete"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try fixture.cached() == fixture.files)
     }
 
     @Test func refusesToDeleteMoreThanMaxDelete() throws {

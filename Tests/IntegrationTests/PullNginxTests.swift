@@ -80,7 +80,7 @@ import Testing
         #expect(first.status == 0, "\(first.stderr)")
         #expect(try fixture.cached() == fixture.files)
         #expect(try fixture.partials().isEmpty)
-        #expect(first.stderr.contains("new     packs/level 1.zip (683.6 KiB)\n"))
+        #expect(first.stderr.contains("new      packs/level 1.zip (683.6 KiB)\n"))
         #expect(first.stderr.hasSuffix("5 new, 0 updated, 0 current, 0 failed; 3.8 MiB transferred in "
             + first.stderr.split(separator: "transferred in ").last!))
         let requests = nginx.waitForAccessLog(count: 4)
@@ -101,7 +101,7 @@ import Testing
         let updatedManifest = try fixture.manifest(base: nginx.baseURL)
         let third = try AssetSyncBinary.run(["pull", updatedManifest, "--dest", fixture.dest])
         #expect(third.status == 0, "\(third.stderr)")
-        #expect(third.stderr.contains("updated packs/level 1.zip (488.3 KiB)\n"))
+        #expect(third.stderr.contains("updated  packs/level 1.zip (488.3 KiB)\n"))
         #expect(try fixture.cached() == fixture.files)
         let log = nginx.waitForAccessLog(count: 1)
         #expect(log.map(\.path) == ["/packs/level%201.zip"])
@@ -272,7 +272,7 @@ import Testing
         #expect(noOp.stderr.hasPrefix("0 new, 0 updated, 2 current, 0 failed"))
         let verified = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest, "--verify"])
         #expect(verified.status == 0, "\(verified.stderr)")
-        #expect(verified.stderr.contains("updated a.bin (97.7 KiB)\n"))
+        #expect(verified.stderr.contains("updated  a.bin (97.7 KiB)\n"))
         #expect(try fixture.cached() == fixture.files)
         #expect(nginx.waitForAccessLog(count: 1).map(\.path) == ["/a.bin"])
     }

@@ -40,7 +40,7 @@ import Testing
         nginx.clearAccessLog()
         let third = try AssetSyncBinary.run(["pull", url, "--dest", fixture.dest])
         #expect(third.status == 0, "\(third.stderr)")
-        #expect(third.stderr.contains("updated dir/b.bin (2.0 KiB)\n"))
+        #expect(third.stderr.contains("updated  dir/b.bin (2.0 KiB)\n"))
         #expect(try fixture.cached() == fixture.files)
         let thirdLog = nginx.waitForAccessLog(count: 2)
         #expect(thirdLog.map(\.path) == ["/manifest.json", "/dir/b.bin"])

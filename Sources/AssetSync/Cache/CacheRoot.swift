@@ -39,6 +39,15 @@ public final class CacheRoot: Sendable {
         fd = root
     }
 
+    /// Removes the `.assetsync/` this run created (the lock file and the empty `partial/`), when a run
+    /// refuses to act on a directory it did not manage before; one it found is left alone.
+    public func forgetMetadataCreatedByThisRun() {
+        guard !wasManagedBefore else { return }
+        unlinkat(metadataFD, CacheLock.fileName, 0)
+        unlinkat(metadataFD, Self.partialName, AT_REMOVEDIR)
+        unlinkat(fd, Self.metadataName, AT_REMOVEDIR)
+    }
+
     deinit {
         close(partialFD)
         close(metadataFD)

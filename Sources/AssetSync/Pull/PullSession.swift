@@ -46,7 +46,7 @@ public struct PullSession {
         reporter.planned(plan)
         let extras = plan.items.filter { $0.action == .extra }.map(\.path)
         if let maximumDeletions {
-            guard root.wasManagedBefore else { throw .deleteInUnmanagedDirectory }
+            guard root.wasManagedBefore || extras.isEmpty else { throw .deleteInUnmanagedDirectory }
             guard extras.count <= maximumDeletions else { throw .tooManyDeletions(count: extras.count, maximum: maximumDeletions) }
         }
         let kept = PartialDirectory.sweep(root, entries: Dictionary(manifest.entries.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a }))

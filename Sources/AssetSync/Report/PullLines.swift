@@ -1,15 +1,15 @@
 /// The words of a pull's human output, shared by the plain and the live renderer.
 public enum PullLines {
     public static func retry(path: String, reason: String, after delay: Double) -> String {
-        let wait = delay < 0.05 ? "now" : "in \(ElapsedTime.format(delay))"
-        return "retry    \(QuotedValue.displayPath(path)): \(reason); retrying \(wait)\n"
+        let wait = delay <= 0 ? "" : "; retrying in \(ElapsedTime.format(delay))"
+        return "retry    \(QuotedValue.displayPath(path)): \(reason)\(wait)\n"
     }
 
     /// The line for a finished file, if it gets one; failures are flagged so `--quiet` keeps them.
     public static func finished(_ result: FileResult) -> (text: String, isFailure: Bool)? {
         switch result.outcome {
         case .committed:
-            let verb = result.action == .new ? "new    " : "updated"
+            let verb = result.action == .new ? "new     " : "updated "
             return ("\(verb) \(QuotedValue.displayPath(result.path)) (\(ByteCount.human(result.size)))\n", false)
         case .failed(let failure):
             return ("failed   \(QuotedValue.displayPath(result.path)): \(describe(failure))\n", true)
