@@ -57,6 +57,12 @@ final class TransferEngine {
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi
         self.root = root
+        var options = options
+        options.jobs = max(1, min(options.jobs, requests.count))  // --limit-rate is shared by the transfers that run
+        if let rate = options.limitRate {
+            // libcurl keeps a limited transfer's average by reading a burst, then pausing: not a stall.
+            options.stallTimeout = max(options.stallTimeout, Int(Double(8 << 20) / Double(max(1, rate / Int64(options.jobs)))) + 1)
+        }
         self.options = options
         self.reporter = reporter
         self.wakeFD = wakeFD
