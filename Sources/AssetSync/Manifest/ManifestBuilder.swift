@@ -9,6 +9,8 @@ struct ManifestBuilder {
     let style: Style
     private(set) var version: Int?
     private(set) var base: String?
+    /// `base` taken apart, for resolving relative URLs against it.
+    private var baseParts: URLRules.Parts?
     private var entries: [ManifestEntry] = []
     private var positions: [SourcePosition] = []
     private var hasRelativeURLs = false
@@ -46,6 +48,7 @@ struct ManifestBuilder {
                     "base must end with \"/\" (entries are fetched at base + path)", value: QuotedValue.quote(text))
             }
             base = text
+            baseParts = parts
         } catch {
             throw self.error(error, at: position)
         }
@@ -77,24 +80,24 @@ struct ManifestBuilder {
                     at: position, entry: index)
             }
             guard hasRelativeURLs else { continue }
-            if let url = entries[index].url {
+            if let url = entries[index].url, !URLRules.hasScheme(url) {
                 entries[index].url = try resolved(url, field: "url", entry: index)
             }
-            for mirror in entries[index].mirrors.indices {
+            for mirror in entries[index].mirrors.indices where !URLRules.hasScheme(entries[index].mirrors[mirror]) {
                 entries[index].mirrors[mirror] = try resolved(entries[index].mirrors[mirror], field: "mirror url", entry: index)
             }
         }
     }
 
+    /// The relative `url` resolved against `base`.
     private func resolved(_ url: String, field: String, entry index: Int) throws(ManifestError) -> String {
-        if URLRules.scheme(of: url) != nil { return url }
-        guard let base else {
+        guard let baseParts else {
             throw error(
                 RuleViolation("\(field) is relative, but the manifest has no base", value: QuotedValue.quote(url)),
                 at: positions[index], entry: index)
         }
         do {
-            return try URLRules.resolve(url, against: base, field: field)
+            return try URLRules.resolve(url, against: baseParts, field: field)
         } catch {
             throw self.error(error, at: positions[index], entry: index)
         }
