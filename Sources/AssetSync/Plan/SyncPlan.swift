@@ -26,23 +26,31 @@ public struct SyncPlan: Equatable, Sendable {
     public init(items: [Item]) { self.items = items }
 
     /// Classifies every manifest entry, then lists the extras in path order.
+    ///
+    /// The cache is only looked up, never copied: the extras are sought (on a copy, as entries
+    /// are crossed off) only when the cache holds more files than the manifest matched.
     public init(manifest: Manifest, cache: [String: LocalItem]) {
-        var remaining = cache
         var items: [Item] = []
         items.reserveCapacity(manifest.entries.count)
+        var matchedFiles = 0
         for entry in manifest.entries {
-            let local = remaining.removeValue(forKey: entry.path)
+            let local = cache.isEmpty ? nil : cache[entry.path]
             let action: Action
             switch local {
             case nil: action = .new
             case let item? where item.kind == .regular && item.size == entry.size: action = .check
             default: action = .changed
             }
+            if let local, local.kind != .directory { matchedFiles += 1 }
             items.append(Item(action: action, path: entry.path, size: entry.size, local: local))
         }
-        let extras = remaining.filter { $0.value.kind != .directory }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-        for (path, local) in extras {
-            items.append(Item(action: .extra, path: path, size: local.size, local: local))
+        if cache.values.lazy.filter({ $0.kind != .directory }).count > matchedFiles {
+            var remaining = cache
+            for entry in manifest.entries { remaining.removeValue(forKey: entry.path) }
+            let extras = remaining.filter { $0.value.kind != .directory }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            for (path, local) in extras {
+                items.append(Item(action: .extra, path: path, size: local.size, local: local))
+            }
         }
         self.items = items
     }

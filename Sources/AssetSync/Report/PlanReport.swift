@@ -54,19 +54,20 @@ public enum PlanReport {
         var out = OutputBuffer(capacity: chunkSize + 8192)
         defer { out.deallocate() }
         plan.items.withUnsafeBufferPointer { items in
-            for item in items {
+            for index in items.indices {  // field by field: copying whole items showed in profiles
                 if out.count >= chunkSize { sink(out.take()) }
+                let action = items[index].action
                 out.append(#"{"type":"plan","action":""#)
-                out.append(item.action.rawValue)
+                out.append(action.rawValue)
                 out.append(#"","path":"#)
-                JSONLine.appendQuoted(item.path, to: &out)
+                JSONLine.appendQuoted(items[index].path, to: &out)
                 out.append(#","size":"#)
-                out.append(decimal: item.size)
-                if let local = item.local, item.action == .changed || (item.action == .extra && local.kind != .regular) {
+                out.append(decimal: items[index].size)
+                if let local = items[index].local, action == .changed || (action == .extra && local.kind != .regular) {
                     out.append(#","local_kind":""#)
                     out.append(local.kind.rawValue)
                     out.append(UInt8(ascii: "\""))
-                    if item.action == .changed {
+                    if action == .changed {
                         out.append(#","local_size":"#)
                         out.append(decimal: local.size)
                     }
