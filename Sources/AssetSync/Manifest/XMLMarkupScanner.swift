@@ -97,8 +97,25 @@ struct XMLMarkupScanner {
                         return false
                     }
                 }
-            case .startTag:
-                while index < count {
+            case .startTag, .quoted:
+                // A tag's quoted values are scanned in line: most of a manifest's bytes are in them.
+                var attributeBytes = self.attributeBytes
+                defer { self.attributeBytes = attributeBytes }
+                var inValue = state == .quoted
+                tag: while true {
+                    if inValue {
+                        switch Self.scanQuoted(text, &index, count, quote, &attributeBytes, &line, &column) {
+                        case .closed:
+                            state = .startTag
+                            inValue = false
+                        case .chunkEnd:
+                            break tag
+                        case .tooLong:
+                            found = (.longAttribute, tagStart)
+                            return false
+                        }
+                    }
+                    guard index < count else { break tag }
                     let byte = text[index]
                     Self.track(byte, &line, &column)
                     index += 1
@@ -106,29 +123,10 @@ struct XMLMarkupScanner {
                         quote = byte
                         attributeBytes = 0
                         state = .quoted
-                        break
-                    }
-                    if byte == UInt8(ascii: ">") {
+                        inValue = true
+                    } else if byte == UInt8(ascii: ">") {
                         state = .content
-                        break
-                    }
-                }
-            case .quoted:
-                let quote = self.quote
-                var attributeBytes = self.attributeBytes
-                defer { self.attributeBytes = attributeBytes }
-                while index < count {
-                    let byte = text[index]
-                    Self.track(byte, &line, &column)
-                    index += 1
-                    if byte == quote {
-                        state = .startTag
-                        break
-                    }
-                    attributeBytes += 1
-                    if attributeBytes > Self.maximumAttributeBytes {
-                        found = (.longAttribute, tagStart)
-                        return false
+                        break tag
                     }
                 }
             case .endTag:
@@ -152,6 +150,57 @@ struct XMLMarkupScanner {
             }
         }
         return true
+    }
+
+    private enum QuotedEnd { case closed, chunkEnd, tooLong }
+
+    /// Scans a quoted attribute value from `index` through its closing `quote`, counting its bytes,
+    /// lines and columns a run at a time (a run ends at the quote or a newline); stops early at
+    /// the end of the chunk, or once the value is longer than `maximumAttributeBytes`.
+    @inline(__always)
+    private static func scanQuoted(
+        _ text: UnsafeMutablePointer<UInt8>, _ index: inout Int, _ count: Int, _ quote: UInt8,
+        _ attributeBytes: inout Int, _ line: inout Int, _ column: inout Int
+    ) -> QuotedEnd {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let quotes = ones &* UInt64(quote)
+        let newlines = ones &* 0x0A
+        while true {
+            var stop = index
+            var characters = 0
+            // Eight bytes at a time while none is the quote or a newline: a byte is a character
+            // unless it is a UTF-8 continuation byte (10xxxxxx: bit 7 set, bit 6 clear).
+            while stop &+ 8 <= count {
+                let word = UnsafeRawPointer(text + stop).loadUnaligned(as: UInt64.self)
+                let isQuote = word ^ quotes
+                let isNewline = word ^ newlines
+                let zero = ((isQuote &- ones) & ~isQuote | (isNewline &- ones) & ~isNewline) & highBits
+                if zero != 0 { break }
+                characters &+= 8 &- (word & ~(word << 1) & highBits).nonzeroBitCount
+                stop &+= 8
+            }
+            while stop < count {
+                let byte = text[stop]
+                if byte == quote || byte == 0x0A { break }
+                if byte & 0xC0 != 0x80 { characters &+= 1 }
+                stop &+= 1
+            }
+            attributeBytes &+= stop &- index
+            column &+= characters
+            index = stop
+            if attributeBytes > maximumAttributeBytes { return .tooLong }
+            if stop == count { return .chunkEnd }
+            index &+= 1
+            if text[stop] == quote {
+                column &+= 1
+                return .closed
+            }
+            line &+= 1  // a newline inside the value
+            column = 0
+            attributeBytes &+= 1
+            if attributeBytes > maximumAttributeBytes { return .tooLong }
+        }
     }
 
     /// Counts `byte` into the line and column of the next one: columns count characters, not bytes.
