@@ -7,7 +7,7 @@ struct JSONManifestReader {
 
     static func read(_ input: ManifestInput) throws(ManifestError) -> Manifest {
         var reader = JSONManifestReader(
-            text: JSONText(input: input), builder: ManifestBuilder(manifestName: input.name, style: .json))
+            text: JSONText(input: input), builder: ManifestBuilder(manifestName: input.name, style: .json, sizeHint: input.sizeHint))
         return try reader.readManifest()
     }
 

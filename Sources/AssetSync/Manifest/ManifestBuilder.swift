@@ -15,9 +15,20 @@ struct ManifestBuilder {
     private var positions: [SourcePosition] = []
     private var hasRelativeURLs = false
 
-    init(manifestName: String, style: Style) {
+    /// The fewest bytes an entry of a realistic manifest takes (the shortest possible is about
+    /// 40): dividing the manifest's size by it gives room for every entry without regrowing the
+    /// arrays, and memory reserved but never used is never touched.
+    static let typicalEntryBytes: Int64 = 64
+
+    /// `input`'s size, when known, sizes the entry arrays.
+    init(manifestName: String, style: Style, sizeHint: Int64? = nil) {
         self.manifestName = manifestName
         self.style = style
+        if let sizeHint {
+            let expected = Int(min(sizeHint, ManifestInput.defaultLimit) / Self.typicalEntryBytes)
+            entries.reserveCapacity(expected)
+            positions.reserveCapacity(expected)
+        }
     }
 
     var entryCount: Int { entries.count }

@@ -29,7 +29,7 @@ struct XMLManifestWalker {
     init(reader: xmlTextReaderPtr, feed: XMLFeed) {
         self.reader = reader
         self.feed = feed
-        self.builder = ManifestBuilder(manifestName: feed.input.name, style: .xml)
+        self.builder = ManifestBuilder(manifestName: feed.input.name, style: .xml, sizeHint: feed.input.sizeHint)
     }
 
     mutating func run() throws(ManifestError) -> Manifest {
