@@ -10,6 +10,16 @@ public struct SyncPlan: Equatable, Sendable {
         case check
         /// In the cache but not in the manifest.
         case extra
+
+        /// `rawValue`, without making a `String` of it.
+        var name: StaticString {
+            switch self {
+            case .new: "new"
+            case .changed: "changed"
+            case .check: "check"
+            case .extra: "extra"
+            }
+        }
     }
 
     public struct Item: Equatable, Sendable {
@@ -33,16 +43,20 @@ public struct SyncPlan: Equatable, Sendable {
         var items: [Item] = []
         items.reserveCapacity(manifest.entries.count)
         var matchedFiles = 0
-        for entry in manifest.entries {
-            let local = cache.isEmpty ? nil : cache[entry.path]
-            let action: Action
-            switch local {
-            case nil: action = .new
-            case let item? where item.kind == .regular && item.size == entry.size: action = .check
-            default: action = .changed
+        manifest.entries.withUnsafeBufferPointer { entries in
+            for index in entries.indices {  // field by field: copying whole entries showed in profiles
+                let path = entries[index].path
+                let size = entries[index].size
+                let local = cache.isEmpty ? nil : cache[path]
+                let action: Action
+                switch local {
+                case nil: action = .new
+                case let item? where item.kind == .regular && item.size == size: action = .check
+                default: action = .changed
+                }
+                if let local, local.kind != .directory { matchedFiles += 1 }
+                items.append(Item(action: action, path: path, size: size, local: local))
             }
-            if let local, local.kind != .directory { matchedFiles += 1 }
-            items.append(Item(action: action, path: entry.path, size: entry.size, local: local))
         }
         if cache.values.lazy.filter({ $0.kind != .directory }).count > matchedFiles {
             var remaining = cache
@@ -55,10 +69,23 @@ public struct SyncPlan: Equatable, Sendable {
         self.items = items
     }
 
-    public func count(_ action: Action) -> Int { items.lazy.filter { $0.action == action }.count }
+    // Both read only the fields they need: a report calls them several times over every item,
+    // and copying whole items (and so retaining each path) cost more than writing the lines.
+
+    public func count(_ action: Action) -> Int {
+        items.withUnsafeBufferPointer { items in
+            var count = 0
+            for index in items.indices where items[index].action == action { count += 1 }
+            return count
+        }
+    }
 
     public func bytes(_ action: Action) -> Int64 {
-        items.lazy.filter { $0.action == action }.reduce(0) { $0 &+ $1.size }
+        items.withUnsafeBufferPointer { items in
+            var total: Int64 = 0
+            for index in items.indices where items[index].action == action { total &+= items[index].size }
+            return total
+        }
     }
 
     /// Bytes a pull downloads for certain: every new and changed file.

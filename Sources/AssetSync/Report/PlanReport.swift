@@ -58,9 +58,10 @@ public enum PlanReport {
                 if out.count >= chunkSize { sink(out.take()) }
                 let action = items[index].action
                 out.append(#"{"type":"plan","action":""#)
-                out.append(action.rawValue)
+                out.append(action.name)
                 out.append(#"","path":"#)
-                JSONLine.appendQuoted(items[index].path, to: &out)
+                let path = items[index].path
+                JSONLine.appendQuoted(path, to: &out)
                 out.append(#","size":"#)
                 out.append(decimal: items[index].size)
                 if let local = items[index].local, action == .changed || (action == .extra && local.kind != .regular) {
