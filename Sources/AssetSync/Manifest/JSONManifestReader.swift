@@ -7,7 +7,7 @@ struct JSONManifestReader {
 
     static func read(_ input: ManifestInput) throws(ManifestError) -> Manifest {
         var reader = JSONManifestReader(
-            text: JSONText(input: input), builder: ManifestBuilder(manifestName: input.name, style: .json))
+            text: JSONText(input: input), builder: ManifestBuilder(manifestName: input.name, style: .json, sizeHint: input.sizeHint))
         return try reader.readManifest()
     }
 
@@ -69,25 +69,33 @@ struct JSONManifestReader {
             let key = try readKey(among: Self.entryKeys, seen: &seen, entry: index)
             let at = text.position
             let field = Self.entryKeys[key]
-            if key == 4 {
-                try readMirrors(into: &mirrors, allAbsolute: &urlsAreAbsolute, entry: index)
-            } else {
-                let raw = key == 1
-                    ? try text.readNumber(field: field, entry: index)
-                    : try text.readString(field: field, entry: index, maximumBytes: Self.maximumBytes[key])
-                do throws(RuleViolation) {
-                    switch key {
-                    case 0: path = try ManifestRules.path(raw)
-                    case 1: size = try ManifestRules.size(raw)
-                    case 2: crc32 = try ManifestRules.crc32(raw)
-                    default:
-                        let checked = try URLRules.check(raw, field: field)
-                        url = checked.text
-                        urlsAreAbsolute = urlsAreAbsolute && checked.isAbsolute
-                    }
-                } catch {
-                    throw text.failure(error, at: at, entry: index)
+            switch key {
+            case 0:
+                let raw = try text.readString(field: field, entry: index, maximumBytes: Self.maximumBytes[0])
+                path = try checking(at: at, entry: index) { () throws(RuleViolation) in try ManifestRules.path(raw) }
+            case 1:
+                if let plain = text.quickInteger() {
+                    size = plain
+                } else {
+                    let raw = try text.readNumber(field: field, entry: index)
+                    size = try checking(at: at, entry: index) { () throws(RuleViolation) in try ManifestRules.size(raw) }
                 }
+            case 2:
+                if let plain = text.quickCRC32() {
+                    crc32 = plain
+                } else {
+                    let raw = try text.readString(field: field, entry: index, maximumBytes: Self.maximumBytes[2])
+                    crc32 = try checking(at: at, entry: index) { () throws(RuleViolation) in try ManifestRules.crc32(raw) }
+                }
+            case 3:
+                let raw = try text.readString(field: field, entry: index, maximumBytes: Self.maximumBytes[3])
+                let checked = try checking(at: at, entry: index) { () throws(RuleViolation) in
+                    try URLRules.check(raw, field: field)
+                }
+                url = checked.text
+                urlsAreAbsolute = urlsAreAbsolute && checked.isAbsolute
+            default:
+                try readMirrors(into: &mirrors, allAbsolute: &urlsAreAbsolute, entry: index)
             }
             try text.skipWhitespace()
             more = try text.peek() == UInt8(ascii: ",")
@@ -101,6 +109,18 @@ struct JSONManifestReader {
         builder.add(
             ManifestEntry(path: path, size: size, crc32: crc32, url: url, mirrors: mirrors),
             urlsAreAbsolute: urlsAreAbsolute, at: position)
+    }
+
+    /// The result of a field's rule, or its violation as an error at `at` in entry `entry`.
+    @inline(__always)
+    private func checking<Value>(
+        at: SourcePosition, entry: Int, _ rule: () throws(RuleViolation) -> Value
+    ) throws(ManifestError) -> Value {
+        do {
+            return try rule()
+        } catch {
+            throw text.failure(error, at: at, entry: entry)
+        }
     }
 
     private mutating func readMirrors(

@@ -1,3 +1,5 @@
+import Glibc
+
 /// The bytes of a JSON document read one token at a time, with the line and
 /// column of the next byte, for `JSONManifestReader`.
 struct JSONText {
@@ -139,6 +141,7 @@ struct JSONText {
 
     /// Reads a string token, decoding escapes; the result must be valid UTF-8.
     mutating func readString(field: String, entry: Int?, maximumBytes: Int = Int.max) throws(ManifestError) -> String {
+        if let string = quickString(maximumBytes: maximumBytes) { return string }
         let start = position
         try readStringBytes(field: field, entry: entry, maximumBytes: maximumBytes)
         guard let string = String(validating: scratch, as: UTF8.self) else {
@@ -150,9 +153,109 @@ struct JSONText {
 
     /// Reads an object key and returns its index in `keys`, or nil and the key for an unknown one.
     mutating func readKey(among keys: [String], entry: Int?) throws(ManifestError) -> (index: Int?, key: String) {
+        if let index = quickKey(among: keys) { return (index, keys[index]) }
         try readStringBytes(field: "key", entry: entry)
         for (index, key) in keys.enumerated() where key.utf8.elementsEqual(scratch) { return (index, key) }
         return (nil, String(decoding: scratch, as: UTF8.self))
+    }
+
+    /// The common case of a string token, read in place: it lies whole in the buffer and holds
+    /// no escape or control character. Returns the length of its content (the bytes after the
+    /// opening quote at `index`), or nil when the token is anything else; consumes nothing.
+    @inline(__always)
+    private func plainStringLength(in bytes: UnsafeBufferPointer<UInt8>) -> (count: Int, columns: Int, isASCII: Bool)? {
+        guard index < end, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        var stop = index + 1
+        var columns = 0
+        var union: UInt8 = 0
+        while stop < end {
+            let byte = bytes[stop]
+            if byte == UInt8(ascii: "\"") { return (stop - index - 1, columns, union < 0x80) }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            union |= byte
+            if byte & 0xC0 != 0x80 { columns += 1 }
+            stop += 1
+        }
+        return nil
+    }
+
+    /// Consumes a plain string token of `count` content bytes and `columns` characters.
+    @inline(__always)
+    private mutating func skipPlainString(count: Int, columns: Int) {
+        index += count + 2
+        position.column += columns + 2
+    }
+
+    /// `readString` for a plain string token (see `plainStringLength`) that `readString` would
+    /// accept; nil, consuming nothing, for any other.
+    private mutating func quickString(maximumBytes: Int) -> String? {
+        let found: (String, Int, Int)? = buffer.withUnsafeBufferPointer { bytes in
+            guard let (count, columns, isASCII) = plainStringLength(in: bytes),
+                  !(count > maximumBytes &* 16)  // readString's limit for overlong strings
+            else { return nil }
+            let content = UnsafeBufferPointer(rebasing: bytes[(index + 1)..<(index + 1 + count)])
+            if isASCII { return (String(decoding: content, as: UTF8.self), count, columns) }
+            guard let string = String(validating: content, as: UTF8.self) else { return nil }
+            return (string, count, columns)
+        }
+        guard let (string, count, columns) = found else { return nil }
+        skipPlainString(count: count, columns: columns)
+        return string
+    }
+
+    /// `readKey` for a plain string token that is one of `keys`; nil, consuming nothing, otherwise.
+    private mutating func quickKey(among keys: [String]) -> Int? {
+        let found: (Int, Int, Int)? = buffer.withUnsafeBufferPointer { bytes in
+            guard let (count, columns, _) = plainStringLength(in: bytes) else { return nil }
+            for (keyIndex, key) in keys.enumerated() where key.utf8.count == count {
+                var key = key
+                let equal = key.withUTF8 { memcmp($0.baseAddress!, bytes.baseAddress! + index + 1, count) == 0 }
+                if equal { return (keyIndex, count, columns) }
+            }
+            return nil
+        }
+        guard let (key, count, columns) = found else { return nil }
+        skipPlainString(count: count, columns: columns)
+        return key
+    }
+
+    /// A `crc32` string of exactly 8 hex digits, read in place; nil, consuming nothing, for any
+    /// other token, which `readString` and `ManifestRules.crc32` then explain.
+    mutating func quickCRC32() -> UInt32? {
+        let found: UInt32? = buffer.withUnsafeBufferPointer { bytes in
+            guard let (count, _, _) = plainStringLength(in: bytes), count == 8 else { return nil }
+            return ManifestRules.plainCRC32(UnsafeBufferPointer(rebasing: bytes[(index + 1)..<(index + 9)]))
+        }
+        guard let found else { return nil }
+        skipPlainString(count: 8, columns: 8)
+        return found
+    }
+
+    /// A number token of 1 to 18 digits without a leading zero, lying whole in the buffer: its
+    /// value, consumed. Nil, consuming nothing, for any other token, which `readNumber` and the
+    /// field's rule then read and explain.
+    mutating func quickInteger() -> Int64? {
+        let found: (Int64, Int)? = buffer.withUnsafeBufferPointer { bytes in
+            var stop = index
+            var value: Int64 = 0
+            while stop < end {
+                let digit = bytes[stop] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                guard stop - index < 18 else { return nil }
+                value = value * 10 + Int64(digit)
+                stop += 1
+            }
+            let count = stop - index
+            guard count > 0, stop < end, !(count > 1 && bytes[index] == UInt8(ascii: "0")) else { return nil }
+            switch bytes[stop] {
+            case UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+            default: return (value, count)
+            }
+        }
+        guard let (value, count) = found else { return nil }
+        index += count
+        position.column += count
+        return value
     }
 
     /// Reads a string token into `scratch`, decoding escapes.

@@ -9,13 +9,26 @@ struct ManifestBuilder {
     let style: Style
     private(set) var version: Int?
     private(set) var base: String?
+    /// `base` taken apart, for resolving relative URLs against it.
+    private var baseParts: URLRules.Parts?
     private var entries: [ManifestEntry] = []
     private var positions: [SourcePosition] = []
     private var hasRelativeURLs = false
 
-    init(manifestName: String, style: Style) {
+    /// The fewest bytes an entry of a realistic manifest takes (the shortest possible is about
+    /// 40): dividing the manifest's size by it gives room for every entry without regrowing the
+    /// arrays, and memory reserved but never used is never touched.
+    static let typicalEntryBytes: Int64 = 64
+
+    /// `input`'s size, when known, sizes the entry arrays.
+    init(manifestName: String, style: Style, sizeHint: Int64? = nil) {
         self.manifestName = manifestName
         self.style = style
+        if let sizeHint {
+            let expected = Int(min(sizeHint, ManifestInput.defaultLimit) / Self.typicalEntryBytes)
+            entries.reserveCapacity(expected)
+            positions.reserveCapacity(expected)
+        }
     }
 
     var entryCount: Int { entries.count }
@@ -46,6 +59,7 @@ struct ManifestBuilder {
                     "base must end with \"/\" (entries are fetched at base + path)", value: QuotedValue.quote(text))
             }
             base = text
+            baseParts = parts
         } catch {
             throw self.error(error, at: position)
         }
@@ -77,24 +91,24 @@ struct ManifestBuilder {
                     at: position, entry: index)
             }
             guard hasRelativeURLs else { continue }
-            if let url = entries[index].url {
+            if let url = entries[index].url, !URLRules.hasScheme(url) {
                 entries[index].url = try resolved(url, field: "url", entry: index)
             }
-            for mirror in entries[index].mirrors.indices {
+            for mirror in entries[index].mirrors.indices where !URLRules.hasScheme(entries[index].mirrors[mirror]) {
                 entries[index].mirrors[mirror] = try resolved(entries[index].mirrors[mirror], field: "mirror url", entry: index)
             }
         }
     }
 
+    /// The relative `url` resolved against `base`.
     private func resolved(_ url: String, field: String, entry index: Int) throws(ManifestError) -> String {
-        if URLRules.scheme(of: url) != nil { return url }
-        guard let base else {
+        guard let baseParts else {
             throw error(
                 RuleViolation("\(field) is relative, but the manifest has no base", value: QuotedValue.quote(url)),
                 at: positions[index], entry: index)
         }
         do {
-            return try URLRules.resolve(url, against: base, field: field)
+            return try URLRules.resolve(url, against: baseParts, field: field)
         } catch {
             throw self.error(error, at: positions[index], entry: index)
         }
@@ -102,42 +116,77 @@ struct ManifestBuilder {
 
     /// No two entries share a path, and no entry's path is a directory of another's.
     private func checkPathsAreUnique() throws(ManifestError) {
-        let paths = entries.map(\.path)
-        var files = PathTable(capacity: paths.count)
-        var directories = PathTable(capacity: paths.count)
-        var fullHashes = [UInt64](repeating: 0, count: paths.count)
-        for index in paths.indices {
-            var path = paths[index]
-            let duplicate: Int? = path.withUTF8 { bytes in
+        let problem = entries.withUnsafeBufferPointer { Self.pathProblem(in: $0) }
+        switch problem {
+        case nil:
+            return
+        case let .duplicate(index, earlier)?:
+            throw error(
+                RuleViolation("path is listed twice (also \(describe(earlier)))", value: QuotedValue.quote(entries[index].path)),
+                at: positions[index], entry: index)
+        case let .directoryOfAnother(index, other)?:
+            throw error(
+                RuleViolation(
+                    "path is a file here but a directory of \(QuotedValue.quote(entries[other].path)) (\(describe(other)))",
+                    value: QuotedValue.quote(entries[index].path)),
+                at: positions[index], entry: index)
+        }
+    }
+
+    private enum PathProblem {
+        case duplicate(Int, earlier: Int)
+        case directoryOfAnother(Int, other: Int)
+    }
+
+    /// The first duplicate path in entry order, else the first path that is another's directory.
+    ///
+    /// Every directory prefix ("a/", "a/b/" of "a/b/c") goes into a table; neighbouring
+    /// entries mostly share their directories, so a prefix that the previous path also
+    /// has is already there and is not looked up again. The whole paths go into their own
+    /// table in a separate pass over the hashes: that pass is one random memory access per
+    /// entry, and a short loop lets the processor overlap them.
+    private static func pathProblem(in entries: UnsafeBufferPointer<ManifestEntry>) -> PathProblem? {
+        var directories = PathTable(capacity: 1024)
+        var hashes = [UInt64](repeating: 0, count: entries.count)
+        var previous = ""
+        for index in entries.indices {
+            var path = entries[index].path
+            hashes[index] = path.withUTF8 { bytes in
+                let shared = previous.withUTF8 { Self.commonPrefixCount(bytes, $0) }
                 var hash = PathTable.seed
-                for (offset, byte) in bytes.enumerated() {
-                    if byte == UInt8(ascii: "/") {
-                        _ = directories.insert(bytes, count: offset, hash: hash, entry: index, paths: paths)
+                for offset in 0..<bytes.count {
+                    let byte = bytes[offset]
+                    if byte == UInt8(ascii: "/"), offset >= shared {
+                        _ = directories.insert(prefixOf: index, count: offset, hash: hash, in: entries)
                     }
                     hash = PathTable.mix(hash, byte)
                 }
-                fullHashes[index] = hash
-                return files.insert(bytes, count: bytes.count, hash: hash, entry: index, paths: paths)
+                return hash
             }
-            if let earlier = duplicate {
-                throw error(
-                    RuleViolation("path is listed twice (also \(describe(earlier)))", value: QuotedValue.quote(path)),
-                    at: positions[index], entry: index)
+            previous = path
+        }
+        var files = PathTable(capacity: entries.count)
+        for index in entries.indices {
+            let count = entries[index].path.utf8.count
+            if let earlier = files.insert(prefixOf: index, count: count, hash: hashes[index], in: entries) {
+                return .duplicate(index, earlier: earlier)
             }
         }
-        for index in paths.indices {
-            var path = paths[index]
-            let clash = path.withUTF8 { bytes in
-                directories.find(bytes, count: bytes.count, hash: fullHashes[index], paths: paths)?.entry
-            }
-            if let other = clash {
-                throw error(
-                    RuleViolation(
-                        "path is a file here but a directory of \(QuotedValue.quote(paths[other])) (\(describe(other)))",
-                        value: QuotedValue.quote(path)),
-                    at: positions[index], entry: index)
+        for index in entries.indices {
+            let count = entries[index].path.utf8.count
+            if let other = directories.find(prefixOf: index, count: count, hash: hashes[index], in: entries) {
+                return .directoryOfAnother(index, other: other)
             }
         }
+        return nil
+    }
+
+    /// How many leading bytes `a` and `b` share.
+    private static func commonPrefixCount(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        let limit = min(a.count, b.count)
+        var count = 0
+        while count < limit, a[count] == b[count] { count += 1 }
+        return count
     }
 
     private func describe(_ index: Int) -> String {

@@ -19,6 +19,9 @@ final class ManifestInput {
     /// Decompressed bytes that were peeked at but not yet read.
     private var pending: [UInt8] = []
     private(set) var bytesProduced: Int64 = 0
+    /// How many bytes the manifest has, when that is known up front: a plain
+    /// (not gzip-compressed) regular file. A hint for sizing, never a limit.
+    private(set) var sizeHint: Int64?
 
     /// Opens `path`, or standard input for "-".
     /// Opens `path`, or standard input for "-"; errors name it `displayName` when given.
@@ -44,6 +47,9 @@ final class ManifestInput {
         }
         if rawEnd - rawStart >= 2, raw[rawStart] == 0x1F, raw[rawStart + 1] == 0x8B {
             inflater = Inflater()
+        } else {
+            var status = stat()
+            if fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG { sizeHint = Int64(status.st_size) }
         }
     }
 
@@ -131,7 +137,11 @@ final class ManifestInput {
     /// Reads until at least `count` raw bytes are buffered or the input ends.
     private func fillRaw(atLeast count: Int) throws(ManifestError) {
         if rawStart > 0 {
-            raw.replaceSubrange(0..<(rawEnd - rawStart), with: raw[rawStart..<rawEnd])
+            // In place: replaceSubrange with a slice of the same array copied the whole buffer.
+            let (start, end) = (rawStart, rawEnd)
+            raw.withUnsafeMutableBytes { buffer in
+                if end > start { memmove(buffer.baseAddress!, buffer.baseAddress! + start, end - start) }
+            }
             rawEnd -= rawStart
             rawStart = 0
         }

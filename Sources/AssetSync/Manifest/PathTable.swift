@@ -1,22 +1,27 @@
 import Glibc
 
 /// A hash set of byte strings that are paths, or prefixes of paths, of a
-/// manifest's entries: each member is stored as (entry index, length), never
-/// copied. Built for one job: checking a million paths for duplicates and
-/// file/directory clashes in well under a second, which Swift's `Dictionary`
-/// of `String` (SipHash, a copy per prefix) did not.
+/// manifest's entries: each member is stored as (entry index, length, hash),
+/// never copied. Built for one job: checking a million paths for duplicates
+/// and file/directory clashes in well under a second, which Swift's
+/// `Dictionary` of `String` (SipHash, a copy per prefix) did not.
 struct PathTable {
-    private var entry: [Int32]
-    private var length: [Int32]
-    private var hashes: [UInt64]
-    private let mask: Int
+    /// One slot: a probe reads one 16-byte record, not three arrays.
+    private struct Slot {
+        var entry: Int32 = -1
+        var length: Int32 = 0
+        var hash: UInt64 = 0
+    }
 
+    private var slots: [Slot]
+    private var mask: Int
+    private var count = 0
+
+    /// A table for `capacity` members; it grows when more are inserted.
     init(capacity: Int) {
         var size = 16
         while size < capacity * 2 { size <<= 1 }
-        entry = Array(repeating: -1, count: size)
-        length = Array(repeating: 0, count: size)
-        hashes = Array(repeating: 0, count: size)
+        slots = Array(repeating: Slot(), count: size)
         mask = size - 1
     }
 
@@ -28,32 +33,54 @@ struct PathTable {
     /// Inserts the first `count` bytes of entry `index`'s path unless an equal member exists;
     /// returns the entry index of that member, or nil when inserted.
     mutating func insert(
-        _ bytes: UnsafeBufferPointer<UInt8>, count: Int, hash: UInt64, entry index: Int, paths: [String]
+        prefixOf index: Int, count: Int, hash: UInt64, in entries: UnsafeBufferPointer<ManifestEntry>
     ) -> Int? {
-        if let found = find(bytes, count: count, hash: hash, paths: paths) { return found.entry }
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while entry[slot] >= 0 { slot = (slot + 1) & mask }
-        entry[slot] = Int32(index)
-        length[slot] = Int32(count)
-        hashes[slot] = hash
+        if let found = find(prefixOf: index, count: count, hash: hash, in: entries) { return found }
+        if (self.count + 1) * 2 > slots.count { grow() }
+        slots.withUnsafeMutableBufferPointer { slots in
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while slots[slot].entry >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Slot(entry: Int32(index), length: Int32(count), hash: hash)
+        }
+        self.count += 1
         return nil
     }
 
-    /// The member equal to the first `count` bytes, if any.
+    /// The entry index of the member equal to the first `count` bytes of entry `index`'s path, if any.
+    /// Paths are read only when the hashes and lengths match.
     func find(
-        _ bytes: UnsafeBufferPointer<UInt8>, count: Int, hash: UInt64, paths: [String]
-    ) -> (entry: Int, slot: Int)? {
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while entry[slot] >= 0 {
-            if hashes[slot] == hash, Int(length[slot]) == count {
-                let other = Int(entry[slot])
-                let equal = paths[other].utf8.withContiguousStorageIfAvailable { stored in
-                    memcmp(stored.baseAddress!, bytes.baseAddress!, count) == 0
-                } ?? paths[other].utf8.prefix(count).elementsEqual(bytes.prefix(count))
-                if equal { return (other, slot) }
+        prefixOf index: Int, count: Int, hash: UInt64, in entries: UnsafeBufferPointer<ManifestEntry>
+    ) -> Int? {
+        slots.withUnsafeBufferPointer { slots in
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while slots[slot].entry >= 0 {
+                if slots[slot].hash == hash, Int(slots[slot].length) == count {
+                    let other = Int(slots[slot].entry)
+                    if Self.prefixesEqual(entries[index].path, entries[other].path, count: count) { return other }
+                }
+                slot = (slot + 1) & mask
             }
-            slot = (slot + 1) & mask
+            return nil
         }
-        return nil
+    }
+
+    private static func prefixesEqual(_ a: String, _ b: String, count: Int) -> Bool {
+        var a = a
+        var b = b
+        return a.withUTF8 { a in b.withUTF8 { b in memcmp(a.baseAddress!, b.baseAddress!, count) == 0 } }
+    }
+
+    /// Doubles the table, placing every member again by its stored hash.
+    private mutating func grow() {
+        let old = slots
+        slots = Array(repeating: Slot(), count: old.count * 2)
+        mask = slots.count - 1
+        slots.withUnsafeMutableBufferPointer { slots in
+            for member in old where member.entry >= 0 {
+                var slot = Int(truncatingIfNeeded: member.hash) & mask
+                while slots[slot].entry >= 0 { slot = (slot + 1) & mask }
+                slots[slot] = member
+            }
+        }
     }
 }

@@ -16,32 +16,40 @@ public enum URLRules {
 
     /// Checks a `url`, mirror or `base` field: `isAbsolute` tells whether it can stand alone.
     static func check(_ text: String, field: String) throws(RuleViolation) -> (text: String, isAbsolute: Bool) {
+        var bytes = text
+        let outcome = bytes.withUTF8 { checked($0, field: field, text: text) }
+        return (text, try outcome.get())
+    }
+
+    /// `check` on the UTF-8 bytes of `text`: whether it is absolute, or the first rule it breaks.
+    private static func checked(
+        _ bytes: UnsafeBufferPointer<UInt8>, field: String, text: String
+    ) -> Result<Bool, RuleViolation> {
         var value: String { QuotedValue.quote(text) }
-        guard !text.isEmpty else { throw RuleViolation("\(field) must not be empty") }
-        guard text.utf8.count <= maximumBytes else {
-            throw RuleViolation("\(field) must be at most \(maximumBytes) bytes long", value: value)
+        guard !bytes.isEmpty else { return .failure(RuleViolation("\(field) must not be empty")) }
+        guard bytes.count <= maximumBytes else {
+            return .failure(RuleViolation("\(field) must be at most \(maximumBytes) bytes long", value: value))
         }
-        for byte in text.utf8 {
+        for byte in bytes {
             if byte < 0x21 || byte == 0x7F {
-                throw RuleViolation("\(field) must not contain spaces or control characters (such as CR or LF)", value: value)
+                return .failure(
+                    RuleViolation("\(field) must not contain spaces or control characters (such as CR or LF)", value: value))
             }
             if byte >= 0x80 {
-                throw RuleViolation("\(field) must be ASCII; percent-encode other characters", value: value)
+                return .failure(RuleViolation("\(field) must be ASCII; percent-encode other characters", value: value))
             }
         }
-        if let scheme = scheme(of: text) {
-            guard isHTTP(scheme) else {
-                throw RuleViolation("\(field) must use http or https, not \(scheme)", value: value)
-            }
-            _ = try split(text, field: field)
-            return (text, true)
-        }
-        return (text, false)
+        guard let schemeEnd = schemeLength(bytes) else { return .success(false) }
+        return absoluteBounds(bytes, schemeEnd: schemeEnd, field: field, text: text).map { _ in true }
     }
 
     /// Resolves a relative reference against an absolute base, as RFC 3986 §5.2 does.
     static func resolve(_ reference: String, against base: String, field: String) throws(RuleViolation) -> String {
-        let baseParts = try parse(base, field: "base")
+        try resolve(reference, against: parse(base, field: "base"), field: field)
+    }
+
+    /// `resolve` against a base already taken apart by `parse`.
+    static func resolve(_ reference: String, against baseParts: Parts, field: String) throws(RuleViolation) -> String {
         var resolved = baseParts
         if reference.hasPrefix("//") {
             return try parse(baseParts.scheme + ":" + reference, field: field).text
@@ -90,26 +98,32 @@ public enum URLRules {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The scheme, if the text starts with one (`letter *(letter / digit / "+" / "-" / ".") ":"`).
-    static func scheme(of text: String) -> Substring? {
-        let bytes = text.utf8
-        var index = bytes.startIndex
-        while index != bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: ":") { return index == bytes.startIndex ? nil : text[..<index] }
+    /// Whether the text starts with a scheme, so is not relative to `base`.
+    static func hasScheme(_ text: String) -> Bool {
+        var bytes = text
+        return bytes.withUTF8 { schemeLength($0) } != nil
+    }
+
+    /// The length of the scheme `bytes` start with (before its ":"), if they start with one:
+    /// `letter *(letter / digit / "+" / "-" / ".") ":"`.
+    private static func schemeLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        for (index, byte) in bytes.enumerated() {
+            if byte == UInt8(ascii: ":") { return index == 0 ? nil : index }
             let isLetter = (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
             let isOther = (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            guard isLetter || (index != bytes.startIndex && isOther) else { return nil }
-            index = bytes.index(after: index)
+            guard isLetter || (index != 0 && isOther) else { return nil }
         }
         return nil
     }
 
     /// Whether `scheme` is http or https, in any case.
-    static func isHTTP(_ scheme: Substring) -> Bool {
-        let lower = scheme.utf8.map { $0 | 0x20 }
-        return lower.elementsEqual("http".utf8) || lower.elementsEqual("https".utf8)
+    private static func isHTTP(_ scheme: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard scheme.count == 4 || scheme.count == 5 else { return false }
+        for (index, letter) in "https".utf8.prefix(scheme.count).enumerated() where scheme[index] | 0x20 != letter {
+            return false
+        }
+        return true
     }
 
     static func parse(_ text: String, field: String) throws(RuleViolation) -> Parts {
@@ -122,59 +136,73 @@ public enum URLRules {
     private static func split(
         _ text: String, field: String
     ) throws(RuleViolation) -> (scheme: Substring, authority: Substring, rest: Substring) {
-        var value: String { QuotedValue.quote(text) }
-        guard let scheme = scheme(of: text) else { throw RuleViolation("\(field) must be an absolute URL", value: value) }
-        guard isHTTP(scheme) else {
-            throw RuleViolation("\(field) must use http or https, not \(scheme)", value: value)
+        var bytes = text
+        let outcome = bytes.withUTF8 { bytes -> Result<(scheme: Int, authority: Range<Int>), RuleViolation> in
+            guard let schemeEnd = schemeLength(bytes) else {
+                return .failure(RuleViolation("\(field) must be an absolute URL", value: QuotedValue.quote(text)))
+            }
+            return absoluteBounds(bytes, schemeEnd: schemeEnd, field: field, text: text).map { (schemeEnd, $0) }
         }
-        let afterScheme = text.utf8[text.utf8.index(after: scheme.endIndex)...]
-        guard afterScheme.starts(with: "//".utf8) else {
-            throw RuleViolation("\(field) must have a host (\(scheme.lowercased())://host/…)", value: value)
-        }
-        let afterSlashes = afterScheme.dropFirst(2)
-        let authorityEnd = afterSlashes.firstIndex {
-            $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
-        } ?? afterSlashes.endIndex
-        let authority = text[afterSlashes.startIndex..<authorityEnd]
-        guard !authority.utf8.contains(UInt8(ascii: "@")) else {
-            throw RuleViolation("\(field) must not carry credentials; use --netrc or --header", value: value)
-        }
-        try checkAuthority(authority, field: field, text: text)
-        return (scheme, authority, text[authorityEnd...])
+        let (schemeEnd, authority) = try outcome.get()
+        let utf8 = text.utf8
+        func index(_ offset: Int) -> String.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
+        return (text[..<index(schemeEnd)], text[index(authority.lowerBound)..<index(authority.upperBound)],
+                text[index(authority.upperBound)...])
     }
 
-    /// Checks `host[:port]` or `[v6]:port` byte by byte.
-    private static func checkAuthority(_ authority: Substring, field: String, text: String) throws(RuleViolation) {
-        var value: String { QuotedValue.quote(text) }
-        let bytes = authority.utf8
-        var hostEnd = bytes.endIndex
-        var portStart: Substring.UTF8View.Index?
-        if bytes.first == UInt8(ascii: "[") {
-            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else {
-                throw RuleViolation("\(field) has an unterminated IPv6 address", value: value)
-            }
-            hostEnd = bytes.index(after: close)
-            if hostEnd != bytes.endIndex {
-                guard bytes[hostEnd] == UInt8(ascii: ":") else { throw RuleViolation("\(field) has a malformed host", value: value) }
-                portStart = bytes.index(after: hostEnd)
-            }
-        } else if let colon = bytes.lastIndex(of: UInt8(ascii: ":")) {
-            hostEnd = colon
-            portStart = bytes.index(after: colon)
+    /// Checks the absolute URL `bytes` (of `text`), whose scheme ends at `schemeEnd`, and returns
+    /// where its authority (`host[:port]` or `[v6]:port`) lies.
+    private static func absoluteBounds(
+        _ bytes: UnsafeBufferPointer<UInt8>, schemeEnd: Int, field: String, text: String
+    ) -> Result<Range<Int>, RuleViolation> {
+        func broken(_ rule: String) -> Result<Range<Int>, RuleViolation> {
+            .failure(RuleViolation("\(field) \(rule)", value: QuotedValue.quote(text)))
         }
-        guard hostEnd != bytes.startIndex else { throw RuleViolation("\(field) must have a host", value: value) }
+        let scheme = UnsafeBufferPointer(rebasing: bytes[..<schemeEnd])
+        var schemeText: String { String(decoding: scheme, as: UTF8.self) }
+        guard isHTTP(scheme) else { return broken("must use http or https, not \(schemeText)") }
+        let afterScheme = schemeEnd + 1
+        guard bytes.count >= afterScheme + 2, bytes[afterScheme] == UInt8(ascii: "/"), bytes[afterScheme + 1] == UInt8(ascii: "/") else {
+            return broken("must have a host (\(schemeText.lowercased())://host/…)")
+        }
+        let start = afterScheme + 2
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") {
+            end += 1
+        }
+        let authority = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        guard !authority.contains(UInt8(ascii: "@")) else {
+            return broken("must not carry credentials; use --netrc or --header")
+        }
+        var hostEnd = authority.count
+        var portStart: Int?
+        if authority.first == UInt8(ascii: "[") {
+            guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else {
+                return broken("has an unterminated IPv6 address")
+            }
+            hostEnd = close + 1
+            if hostEnd != authority.count {
+                guard authority[hostEnd] == UInt8(ascii: ":") else { return broken("has a malformed host") }
+                portStart = hostEnd + 1
+            }
+        } else if let colon = authority.lastIndex(of: UInt8(ascii: ":")) {
+            hostEnd = colon
+            portStart = colon + 1
+        }
+        guard hostEnd != 0 else { return broken("must have a host") }
         if let portStart {
             var port = 0
             var digits = 0
-            for byte in bytes[portStart...] {
+            for byte in authority[portStart...] {
                 guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 5 else {
-                    throw RuleViolation("\(field) has an invalid port", value: value)
+                    return broken("has an invalid port")
                 }
                 port = port * 10 + Int(byte - UInt8(ascii: "0"))
                 digits += 1
             }
-            guard digits > 0, port <= 65535 else { throw RuleViolation("\(field) has an invalid port", value: value) }
+            guard digits > 0, port <= 65535 else { return broken("has an invalid port") }
         }
+        return .success(start..<end)
     }
 
     /// Splits "/a/b?q#f" into "/a/b" and "?q#f".

@@ -29,7 +29,7 @@ struct XMLManifestWalker {
     init(reader: xmlTextReaderPtr, feed: XMLFeed) {
         self.reader = reader
         self.feed = feed
-        self.builder = ManifestBuilder(manifestName: feed.input.name, style: .xml)
+        self.builder = ManifestBuilder(manifestName: feed.input.name, style: .xml, sizeHint: feed.input.sizeHint)
     }
 
     mutating func run() throws(ManifestError) -> Manifest {
@@ -64,16 +64,13 @@ struct XMLManifestWalker {
 
     private mutating func startElement(depth: Int32) throws(ManifestError) {
         let namePointer = xmlTextReaderConstName(reader)
-        let expectedName = ["manifest", "file", "mirror"][min(Int(depth), 2)]
         switch depth {
-        case 0 where Self.equal(namePointer, expectedName):
+        case 0 where Self.equal(namePointer, "manifest"):
             sawRoot = true
             try readManifestAttributes()
-        case 1 where Self.equal(namePointer, expectedName):
-            let isEmpty = xmlTextReaderIsEmptyElement(reader) == 1
-            try startFile()
-            if isEmpty { try finishFile() }
-        case 2 where Self.equal(namePointer, expectedName):
+        case 1 where Self.equal(namePointer, "file"):
+            try startFile(isEmpty: xmlTextReaderIsEmptyElement(reader) == 1)
+        case 2 where Self.equal(namePointer, "mirror"):
             try readMirror()
         default:
             let name = namePointer.map { String(cString: $0) } ?? "?"
@@ -85,48 +82,74 @@ struct XMLManifestWalker {
         }
     }
 
+    private static let manifestAttributes: [StaticString] = ["version", "base"]
+    private static let fileAttributes: [StaticString] = ["path", "size", "crc32", "url"]
+    private static let mirrorAttributes: [StaticString] = ["url"]
+
     private mutating func readManifestAttributes() throws(ManifestError) {
         var base: String?
         var version: String?
-        try forEachAttribute(of: "manifest", allowed: ["version", "base"]) { index, value in
-            if index == 0 { version = value } else { base = value }
+        try forEachAttribute(of: "manifest", allowed: Self.manifestAttributes) { index, value in
+            if index == 0 { version = String(cString: value) } else { base = String(cString: value) }
         }
         guard let version else { throw failure(RuleViolation("<manifest> is missing its version attribute")) }
         try builder.setVersion(version, at: elementPosition)
         if let base { try builder.setBase(base, at: elementPosition) }
     }
 
-    private mutating func startFile() throws(ManifestError) {
+    /// Reads a `<file>`'s attributes; an empty element is complete at once, any other waits for its `<mirror>`s.
+    ///
+    /// A size of plain digits and a CRC of 8 hex digits are read straight from libxml2's bytes;
+    /// any other text becomes a `String` for its rule to name what is wrong, in the same order as ever.
+    private mutating func startFile(isEmpty: Bool) throws(ManifestError) {
         var path: String?
-        var size: String?
-        var crc32: String?
+        var size: Int64?
+        var sizeText: String?
+        var crc32: UInt32?
+        var crc32Text: String?
         var url: String?
-        try forEachAttribute(of: "file", allowed: ["path", "size", "crc32", "url"]) { index, value in
+        try forEachAttribute(of: "file", allowed: Self.fileAttributes) { index, value in
             switch index {
-            case 0: path = value
-            case 1: size = value
-            case 2: crc32 = value
-            default: url = value
+            case 0:
+                path = String(cString: value)
+            case 1:
+                size = ManifestRules.plainSize(UnsafeBufferPointer(start: value, count: Int(xmlStrlen(value))))
+                sizeText = size == nil ? String(cString: value) : nil
+            case 2:
+                crc32 = ManifestRules.plainCRC32(UnsafeBufferPointer(start: value, count: Int(xmlStrlen(value))))
+                crc32Text = crc32 == nil ? String(cString: value) : nil
+            default:
+                url = String(cString: value)
             }
         }
-        guard let path, let size, let crc32 else {
-            let missing = path == nil ? "path" : size == nil ? "size" : "crc32"
+        let hasSize = size != nil || sizeText != nil
+        let hasCRC32 = crc32 != nil || crc32Text != nil
+        guard let path, hasSize, hasCRC32 else {
+            let missing = path == nil ? "path" : !hasSize ? "size" : "crc32"
             throw failure(RuleViolation("missing the required attribute \(missing)"), entry: true)
         }
-        do {
+        let pending: PendingFile
+        do throws(RuleViolation) {
             let checkedURL = try url.map { url throws(RuleViolation) in try URLRules.check(url, field: "url") }
-            file = PendingFile(
-                path: try ManifestRules.path(path), size: try ManifestRules.size(size),
-                crc32: try ManifestRules.crc32(crc32), url: checkedURL?.text,
+            let checkedPath = try ManifestRules.path(path)
+            if size == nil, let sizeText { size = try ManifestRules.size(sizeText) }
+            if crc32 == nil, let crc32Text { crc32 = try ManifestRules.crc32(crc32Text) }
+            pending = PendingFile(
+                path: checkedPath, size: size!, crc32: crc32!, url: checkedURL?.text,
                 urlsAreAbsolute: checkedURL?.isAbsolute ?? true, position: elementPosition)
         } catch {
             throw failure(error, entry: true)
+        }
+        if isEmpty {
+            add(pending)
+        } else {
+            file = pending
         }
     }
 
     private mutating func readMirror() throws(ManifestError) {
         var url: String?
-        try forEachAttribute(of: "mirror", allowed: ["url"]) { _, value in url = value }
+        try forEachAttribute(of: "mirror", allowed: Self.mirrorAttributes) { _, value in url = String(cString: value) }
         guard let url else { throw failure(RuleViolation("<mirror> is missing its url attribute"), entry: true) }
         do {
             let checked = try URLRules.check(url, field: "mirror url")
@@ -139,37 +162,43 @@ struct XMLManifestWalker {
 
     private mutating func finishFile() throws(ManifestError) {
         guard let file else { return }
+        self.file = nil
+        add(file)
+    }
+
+    private mutating func add(_ file: PendingFile) {
         builder.add(
             ManifestEntry(path: file.path, size: file.size, crc32: file.crc32, url: file.url, mirrors: file.mirrors),
             urlsAreAbsolute: file.urlsAreAbsolute, at: file.position)
-        self.file = nil
     }
 
-    /// Calls `body` with the index in `allowed` and the value of each attribute of the current element.
+    /// Calls `body` with the index in `allowed` and libxml2's NUL-terminated value of each attribute
+    /// of the current element; the value lives until the reader moves on.
     private func forEachAttribute(
-        of element: String, allowed: [String], _ body: (Int, String) -> Void
+        of element: String, allowed: [StaticString], _ body: (Int, UnsafePointer<xmlChar>) -> Void
     ) throws(ManifestError) {
         defer { xmlTextReaderMoveToElement(reader) }
         while xmlTextReaderMoveToNextAttribute(reader) == 1 {
             let name = xmlTextReaderConstName(reader)
             guard let index = allowed.firstIndex(where: { Self.equal(name, $0) }) else {
                 let text = name.map { String(cString: $0) } ?? "?"
+                let names = allowed.map { "\($0)" }.joined(separator: ", ")
                 throw failure(
-                    RuleViolation("unknown attribute \(text) on <\(element)> (allowed: \(allowed.joined(separator: ", ")))"),
+                    RuleViolation("unknown attribute \(text) on <\(element)> (allowed: \(names))"),
                     entry: element != "manifest")
             }
-            body(index, String(cString: xmlTextReaderConstValue(reader)))
+            body(index, xmlTextReaderConstValue(reader))
         }
     }
 
     /// Whether libxml2's NUL-terminated name is `expected`, without making a String of it.
-    private static func equal(_ name: UnsafePointer<xmlChar>?, _ expected: String) -> Bool {
+    @inline(__always)
+    private static func equal(_ name: UnsafePointer<xmlChar>?, _ expected: StaticString) -> Bool {
         guard let name else { return false }
-        var expected = expected
-        return expected.withUTF8 { bytes in
-            for (index, byte) in bytes.enumerated() where name[index] != byte { return false }
-            return name[bytes.count] == 0
-        }
+        let count = expected.utf8CodeUnitCount
+        let bytes = expected.utf8Start
+        for index in 0..<count where name[index] != bytes[index] { return false }
+        return name[count] == 0
     }
 
     private func failure(_ violation: RuleViolation, entry: Bool = false) -> ManifestError {

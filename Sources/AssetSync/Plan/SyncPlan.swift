@@ -10,6 +10,16 @@ public struct SyncPlan: Equatable, Sendable {
         case check
         /// In the cache but not in the manifest.
         case extra
+
+        /// `rawValue`, without making a `String` of it.
+        var name: StaticString {
+            switch self {
+            case .new: "new"
+            case .changed: "changed"
+            case .check: "check"
+            case .extra: "extra"
+            }
+        }
     }
 
     public struct Item: Equatable, Sendable {
@@ -26,31 +36,56 @@ public struct SyncPlan: Equatable, Sendable {
     public init(items: [Item]) { self.items = items }
 
     /// Classifies every manifest entry, then lists the extras in path order.
+    ///
+    /// The cache is only looked up, never copied: the extras are sought (on a copy, as entries
+    /// are crossed off) only when the cache holds more files than the manifest matched.
     public init(manifest: Manifest, cache: [String: LocalItem]) {
-        var remaining = cache
         var items: [Item] = []
         items.reserveCapacity(manifest.entries.count)
-        for entry in manifest.entries {
-            let local = remaining.removeValue(forKey: entry.path)
-            let action: Action
-            switch local {
-            case nil: action = .new
-            case let item? where item.kind == .regular && item.size == entry.size: action = .check
-            default: action = .changed
+        var matchedFiles = 0
+        manifest.entries.withUnsafeBufferPointer { entries in
+            for index in entries.indices {  // field by field: copying whole entries showed in profiles
+                let path = entries[index].path
+                let size = entries[index].size
+                let local = cache.isEmpty ? nil : cache[path]
+                let action: Action
+                switch local {
+                case nil: action = .new
+                case let item? where item.kind == .regular && item.size == size: action = .check
+                default: action = .changed
+                }
+                if let local, local.kind != .directory { matchedFiles += 1 }
+                items.append(Item(action: action, path: path, size: size, local: local))
             }
-            items.append(Item(action: action, path: entry.path, size: entry.size, local: local))
         }
-        let extras = remaining.filter { $0.value.kind != .directory }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-        for (path, local) in extras {
-            items.append(Item(action: .extra, path: path, size: local.size, local: local))
+        if cache.values.lazy.filter({ $0.kind != .directory }).count > matchedFiles {
+            var remaining = cache
+            for entry in manifest.entries { remaining.removeValue(forKey: entry.path) }
+            let extras = remaining.filter { $0.value.kind != .directory }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            for (path, local) in extras {
+                items.append(Item(action: .extra, path: path, size: local.size, local: local))
+            }
         }
         self.items = items
     }
 
-    public func count(_ action: Action) -> Int { items.lazy.filter { $0.action == action }.count }
+    // Both read only the fields they need: a report calls them several times over every item,
+    // and copying whole items (and so retaining each path) cost more than writing the lines.
+
+    public func count(_ action: Action) -> Int {
+        items.withUnsafeBufferPointer { items in
+            var count = 0
+            for index in items.indices where items[index].action == action { count += 1 }
+            return count
+        }
+    }
 
     public func bytes(_ action: Action) -> Int64 {
-        items.lazy.filter { $0.action == action }.reduce(0) { $0 &+ $1.size }
+        items.withUnsafeBufferPointer { items in
+            var total: Int64 = 0
+            for index in items.indices where items[index].action == action { total &+= items[index].size }
+            return total
+        }
     }
 
     /// Bytes a pull downloads for certain: every new and changed file.

@@ -35,26 +35,55 @@ public struct JSONLine {
     }
 
     static func appendQuoted(_ value: String, to out: inout String) {
-        out += "\""
-        let plain = value.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 < 0x7F }
-        if plain {
-            out += value
-            out += "\""
-            return
+        var buffer = OutputBuffer(capacity: value.utf8.count + 2)
+        defer { buffer.deallocate() }
+        appendQuoted(value, to: &buffer)
+        out += buffer.take()
+    }
+
+    /// `value` as a JSON string: quotes, backslashes and control characters escaped, and
+    /// U+2028 and U+2029 too (they end a line in JavaScript); everything else as it is.
+    static func appendQuoted(_ value: String, to out: inout OutputBuffer) {
+        var value = value
+        value.withUTF8 { bytes in
+            out.append(UInt8(ascii: "\""))
+            if bytes.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 < 0x7F }) {
+                out.append(bytes)
+            } else {
+                appendEscaped(bytes, to: &out)
+            }
+            out.append(UInt8(ascii: "\""))
         }
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{0}"..."\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}":
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+    }
+
+    /// Escapes valid UTF-8 byte by byte: every byte that needs it is ASCII, but for
+    /// U+2028 and U+2029 (E2 80 A8, E2 80 A9).
+    private static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout OutputBuffer) {
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""): out.append("\\\"")
+            case UInt8(ascii: "\\"): out.append("\\\\")
+            case UInt8(ascii: "\n"): out.append("\\n")
+            case UInt8(ascii: "\r"): out.append("\\r")
+            case UInt8(ascii: "\t"): out.append("\\t")
+            case 0..<0x20, 0x7F: appendUnicodeEscape(UInt32(byte), to: &out)
+            case 0xE2 where index + 1 < bytes.count && bytes[index] == 0x80 && (bytes[index + 1] == 0xA8 || bytes[index + 1] == 0xA9):
+                appendUnicodeEscape(bytes[index + 1] == 0xA8 ? 0x2028 : 0x2029, to: &out)
+                index += 2
+            default: out.append(byte)
             }
         }
-        out += "\""
+    }
+
+    /// `\u` and four lowercase hex digits.
+    private static func appendUnicodeEscape(_ value: UInt32, to out: inout OutputBuffer) {
+        let digits: StaticString = "0123456789abcdef"
+        out.append("\\u")
+        for shift in stride(from: 12, through: 0, by: -4) {
+            out.append(digits.utf8Start[Int(value >> UInt32(shift) & 0xF)])
+        }
     }
 }
