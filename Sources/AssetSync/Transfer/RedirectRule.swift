@@ -16,9 +16,14 @@ enum RedirectRule {
 
     static func follow(from current: String, to location: String?, hop: Int) -> Result<Hop, Refusal> {
         guard let target = location else { return .failure(Refusal(reason: "a redirect without a usable Location")) }
-        guard let scheme = URLRules.scheme(of: target)?.lowercased(), scheme == "http" || scheme == "https" else {
+        let prefix = target.prefix { $0 != ":" }.lowercased()
+        guard prefix == "http" || prefix == "https" else {
             return .failure(Refusal(reason: "refused a redirect to \(QuotedValue.quote(target)): only http and https are allowed"))
         }
+        guard let parts = try? URLRules.parse(target, field: "Location") else {
+            return .failure(Refusal(reason: "refused a redirect to \(QuotedValue.quote(target)): not a valid http(s) URL"))
+        }
+        let scheme = parts.scheme
         if current.lowercased().hasPrefix("https:"), scheme == "http" {
             return .failure(Refusal(reason: "refused a redirect from https to http (\(QuotedValue.quote(target)))"))
         }
