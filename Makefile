@@ -7,7 +7,7 @@ DEBIAN_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev pkg-config nginx 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN := .build/release/assetsync
 
-.PHONY: all deps build debug test demo bench bench-manifest clean
+.PHONY: all deps build debug test demo bench bench-manifest bench-pull clean
 
 all: build
 
@@ -36,10 +36,13 @@ test: deps
 demo: build
 	demo/run.sh $(RELEASE_BIN)
 
-bench: bench-manifest
+bench: bench-manifest bench-pull
 
 bench-manifest: build
 	bench/manifest/run.sh $(RELEASE_BIN)
+
+bench-pull: build
+	bench/pull/run.sh $(RELEASE_BIN)
 
 clean:
 	rm -rf .build bench/out demo/out demo-cache
