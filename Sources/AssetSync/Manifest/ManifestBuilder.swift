@@ -13,11 +13,13 @@ struct ManifestBuilder {
     private var baseParts: URLRules.Parts?
     private var entries: [ManifestEntry] = []
     private var positions: [SourcePosition] = []
+    private var paths = PathIndex()
     private var hasRelativeURLs = false
 
-    /// The fewest bytes an entry of a realistic manifest takes (the shortest possible is about
-    /// 40): dividing the manifest's size by it gives room for every entry without regrowing the
-    /// arrays, and memory reserved but never used is never touched.
+    /// The bytes per entry assumed when sizing the arrays from the manifest's size. Realistic
+    /// entries take 90-110 bytes (the shortest possible, about 40), so this errs towards room to
+    /// spare, which costs nothing: memory reserved but never used is never touched. A manifest
+    /// of shorter entries only regrows its arrays, as without the estimate.
     static let typicalEntryBytes: Int64 = 64
 
     /// `input`'s size, when known, sizes the entry arrays.
@@ -28,6 +30,7 @@ struct ManifestBuilder {
             let expected = Int(min(sizeHint, ManifestInput.defaultLimit) / Self.typicalEntryBytes)
             entries.reserveCapacity(expected)
             positions.reserveCapacity(expected)
+            paths = PathIndex(capacity: expected)
         }
     }
 
@@ -66,10 +69,12 @@ struct ManifestBuilder {
     }
 
     /// Adds an entry whose fields have each passed their rule; URLs may still be relative.
+    /// Its path is indexed now, and checked against the others in `finish()`.
     mutating func add(_ entry: ManifestEntry, urlsAreAbsolute: Bool, at position: SourcePosition) {
         if !urlsAreAbsolute { hasRelativeURLs = true }
         entries.append(entry)
         positions.append(position)
+        entries.withUnsafeBufferPointer { paths.add($0.count - 1, of: $0) }
     }
 
     mutating func finish() throws(ManifestError) -> Manifest {
@@ -116,7 +121,7 @@ struct ManifestBuilder {
 
     /// No two entries share a path, and no entry's path is a directory of another's.
     private func checkPathsAreUnique() throws(ManifestError) {
-        let problem = entries.withUnsafeBufferPointer { Self.pathProblem(in: $0) }
+        let problem = entries.withUnsafeBufferPointer { paths.firstProblem(in: $0) }
         switch problem {
         case nil:
             return
@@ -131,62 +136,6 @@ struct ManifestBuilder {
                     value: QuotedValue.quote(entries[index].path)),
                 at: positions[index], entry: index)
         }
-    }
-
-    private enum PathProblem {
-        case duplicate(Int, earlier: Int)
-        case directoryOfAnother(Int, other: Int)
-    }
-
-    /// The first duplicate path in entry order, else the first path that is another's directory.
-    ///
-    /// Every directory prefix ("a/", "a/b/" of "a/b/c") goes into a table; neighbouring
-    /// entries mostly share their directories, so a prefix that the previous path also
-    /// has is already there and is not looked up again. The whole paths go into their own
-    /// table in a separate pass over the hashes: that pass is one random memory access per
-    /// entry, and a short loop lets the processor overlap them.
-    private static func pathProblem(in entries: UnsafeBufferPointer<ManifestEntry>) -> PathProblem? {
-        var directories = PathTable(capacity: 1024)
-        var hashes = [UInt64](repeating: 0, count: entries.count)
-        var previous = ""
-        for index in entries.indices {
-            var path = entries[index].path
-            hashes[index] = path.withUTF8 { bytes in
-                let shared = previous.withUTF8 { Self.commonPrefixCount(bytes, $0) }
-                var hash = PathTable.seed
-                for offset in 0..<bytes.count {
-                    let byte = bytes[offset]
-                    if byte == UInt8(ascii: "/"), offset >= shared {
-                        _ = directories.insert(prefixOf: index, count: offset, hash: hash, in: entries)
-                    }
-                    hash = PathTable.mix(hash, byte)
-                }
-                return hash
-            }
-            previous = path
-        }
-        var files = PathTable(capacity: entries.count)
-        for index in entries.indices {
-            let count = entries[index].path.utf8.count
-            if let earlier = files.insert(prefixOf: index, count: count, hash: hashes[index], in: entries) {
-                return .duplicate(index, earlier: earlier)
-            }
-        }
-        for index in entries.indices {
-            let count = entries[index].path.utf8.count
-            if let other = directories.find(prefixOf: index, count: count, hash: hashes[index], in: entries) {
-                return .directoryOfAnother(index, other: other)
-            }
-        }
-        return nil
-    }
-
-    /// How many leading bytes `a` and `b` share.
-    private static func commonPrefixCount(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
-        let limit = min(a.count, b.count)
-        var count = 0
-        while count < limit, a[count] == b[count] { count += 1 }
-        return count
     }
 
     private func describe(_ index: Int) -> String {

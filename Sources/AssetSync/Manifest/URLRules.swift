@@ -207,12 +207,24 @@ public enum URLRules {
 
     /// Splits "/a/b?q#f" into "/a/b" and "?q#f".
     private static func splitPath(_ text: String) -> (String, String) {
+        var bytes = text
+        let asciiEnd = bytes.withUTF8 { bytes -> Int?? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return .some(bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+        }
+        // In ASCII every byte is a character (but CR LF, neither of which is "?" or "#").
+        if let asciiEnd {
+            guard let end = asciiEnd else { return (text, "") }
+            let index = text.utf8.index(text.utf8.startIndex, offsetBy: end)
+            return (String(text[..<index]), String(text[index...]))
+        }
         guard let end = text.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return (text, "") }
         return (String(text[..<end]), String(text[end...]))
     }
 
     /// RFC 3986 §5.2.4 on an absolute path.
     static func removingDotSegments(_ path: String) -> String {
+        if let ascii = asciiRemovingDotSegments(path) { return ascii }
         var output: [Substring] = []
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         for (index, segment) in segments.enumerated() {
@@ -228,5 +240,42 @@ public enum URLRules {
             }
         }
         return "/" + output.joined(separator: "/")
+    }
+
+    /// `removingDotSegments` on an ASCII path, a byte at a time (where characters and bytes are the
+    /// same: no "/" or "." can combine with what follows); nil for any other path.
+    private static func asciiRemovingDotSegments(_ path: String) -> String? {
+        var path = path
+        return path.withUTF8 { bytes -> String? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            let dot = UInt8(ascii: ".")
+            var output: [Range<Int>] = []
+            var start = 0
+            var isFirst = true
+            for end in 0...bytes.count where end == bytes.count || bytes[end] == UInt8(ascii: "/") {
+                defer { start = end + 1 }
+                if isFirst {  // what precedes the leading "/"
+                    isFirst = false
+                    continue
+                }
+                let segment = start..<end
+                let isLast = end == bytes.count
+                if segment.count == 1, bytes[start] == dot {
+                    if isLast { output.append(end..<end) }
+                } else if segment.count == 2, bytes[start] == dot, bytes[start + 1] == dot {
+                    if !output.isEmpty { output.removeLast() }
+                    if isLast { output.append(end..<end) }
+                } else {
+                    output.append(segment)
+                }
+            }
+            var result: [UInt8] = [UInt8(ascii: "/")]
+            result.reserveCapacity(bytes.count + 1)
+            for (index, segment) in output.enumerated() {
+                if index > 0 { result.append(UInt8(ascii: "/")) }
+                result.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[segment]))
+            }
+            return String(decoding: result, as: UTF8.self)
+        }
     }
 }

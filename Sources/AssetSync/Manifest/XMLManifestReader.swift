@@ -4,34 +4,14 @@ import Glibc
 /// Reads an XML manifest with libxml2's streaming `xmlTextReader`: one node
 /// at a time, never a whole tree; no network, no DTD, no entity substitution.
 enum XMLManifestReader {
-    private static let options = Int32(
-        XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
-            | XML_PARSE_NOBLANKS.rawValue | XML_PARSE_COMPACT.rawValue)
-
     private static let parserReady: Void = xmlInitParser()
 
     static func read(_ input: ManifestInput) throws(ManifestError) -> Manifest {
         _ = parserReady
-        let feed = XMLFeed(input: input)
-        let context = Unmanaged.passUnretained(feed).toOpaque()
-        guard let reader = xmlReaderForIO(
-            { context, buffer, length in
-                Unmanaged<XMLFeed>.fromOpaque(context!).takeUnretainedValue().fill(buffer, Int(length))
-            },
-            nil, context, input.name, "UTF-8", options)
-        else {
-            throw ManifestError(manifest: input.name, problem: "libxml2 could not create a reader")
-        }
-        defer { xmlFreeTextReader(reader) }
-        xmlTextReaderSetStructuredErrorHandler(
-            reader,
-            { context, error in
-                guard let context, let error else { return }
-                Unmanaged<XMLFeed>.fromOpaque(context).takeUnretainedValue().record(error.pointee)
-            },
-            context)
-        var walker = XMLManifestWalker(reader: reader, feed: feed)
-        return try withExtendedLifetime(feed) { () throws(ManifestError) -> Manifest in try walker.run() }
+        let stream = XMLNodeStream(input: input)
+        defer { stream.close() }
+        var walker = XMLManifestWalker(stream: stream, input: input)
+        return try walker.run()
     }
 }
 

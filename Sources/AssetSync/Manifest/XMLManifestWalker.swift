@@ -1,12 +1,11 @@
-import CLibXML2
-
 /// Walks the nodes of an XML manifest, enforcing its structure
 /// (`<manifest>` holding `<file>`s holding `<mirror>`s) and feeding each
 /// complete `<file>` to the builder.
 struct XMLManifestWalker {
-    private let reader: xmlTextReaderPtr
-    private let feed: XMLFeed
+    private let stream: XMLNodeStream
+    private let manifestName: String
     private var builder: ManifestBuilder
+    private var batch = XMLNodeBatch(capacity: XMLNodeStream.batchNodes)
     private var sawRoot = false
     private var file: PendingFile?
     private var elementPosition = SourcePosition(line: 1, column: 1)
@@ -22,58 +21,59 @@ struct XMLManifestWalker {
         var position: SourcePosition
     }
 
-    private enum NodeType: Int32 {
-        case element = 1, text = 3, cdata = 4, entityReference = 5, entity = 6, documentType = 10, endElement = 15
-    }
-
-    init(reader: xmlTextReaderPtr, feed: XMLFeed) {
-        self.reader = reader
-        self.feed = feed
-        self.builder = ManifestBuilder(manifestName: feed.input.name, style: .xml, sizeHint: feed.input.sizeHint)
+    init(stream: XMLNodeStream, input: ManifestInput) {
+        self.stream = stream
+        self.manifestName = input.name
+        self.builder = ManifestBuilder(manifestName: input.name, style: .xml, sizeHint: input.sizeHint)
     }
 
     mutating func run() throws(ManifestError) -> Manifest {
         while true {
-            let status = xmlTextReaderRead(reader)
-            if status == 0 { break }
-            if status < 0 || feed.parserError != nil { throw feed.failure() }
-            let depth = xmlTextReaderDepth(reader)
-            switch NodeType(rawValue: xmlTextReaderNodeType(reader)) {
-            case .element:
-                elementPosition = feed.scanner.nextStartTag() ?? elementPosition
-                try startElement(depth: depth)
-            case .endElement:
-                if depth == 1 { try finishFile() }
-            case .text, .cdata:
-                let text = String(cString: xmlTextReaderConstValue(reader))
-                guard text.utf8.allSatisfy(ManifestInput.isBlank) else {
-                    throw failure(RuleViolation("text is not allowed here", value: QuotedValue.quote(text)), entry: depth >= 2)
+            stream.next(&batch)
+            for index in batch.nodes.indices {
+                let node = batch.nodes[index]
+                switch node.kind {
+                case .element:
+                    elementPosition = node.position ?? elementPosition
+                    try startElement(node)
+                case .endElement:
+                    if node.depth == 1 { try finishFile() }
+                case .text:
+                    let isBlank = batch.withBytes(node.text!) { $0.allSatisfy(ManifestInput.isBlank) }
+                    guard isBlank else {
+                        let text = batch.string(node.text!)
+                        throw failure(
+                            RuleViolation("text is not allowed here", value: QuotedValue.quote(text)), entry: node.depth >= 2)
+                    }
                 }
-            case .entityReference, .entity, .documentType:
-                throw feed.failure()
+            }
+            switch batch.end {
             case nil:
                 continue
+            case .failed(let error)?:
+                throw error
+            case .finished(let inputError)?:
+                if let inputError { throw inputError }
+                guard sawRoot else {
+                    throw ManifestError(manifest: manifestName, problem: "the document has no <manifest> element")
+                }
+                return try builder.finish()
             }
         }
-        if let inputError = feed.inputError { throw inputError }
-        guard sawRoot else {
-            throw ManifestError(manifest: feed.input.name, problem: "the document has no <manifest> element")
-        }
-        return try builder.finish()
     }
 
-    private mutating func startElement(depth: Int32) throws(ManifestError) {
-        let namePointer = xmlTextReaderConstName(reader)
+    private mutating func startElement(_ node: XMLNodeBatch.Node) throws(ManifestError) {
+        let depth = node.depth
         switch depth {
-        case 0 where Self.equal(namePointer, "manifest"):
+        case 0 where isName(node, "manifest"):
             sawRoot = true
-            try readManifestAttributes()
-        case 1 where Self.equal(namePointer, "file"):
-            try startFile(isEmpty: xmlTextReaderIsEmptyElement(reader) == 1)
-        case 2 where Self.equal(namePointer, "mirror"):
-            try readMirror()
+            try readManifestAttributes(node)
+        case 1 where isName(node, "file"):
+            try startFile(node)
+        case 2 where isName(node, "mirror"):
+            try readMirror(node)
         default:
-            let name = namePointer.map { String(cString: $0) } ?? "?"
+            let name = node.text.map { batch.string($0) } ?? "?"
             let parent = ["", "<manifest>", "<file>", "<mirror>"][min(Int(depth), 3)]
             let expected = ["<manifest>", "<file>", "<mirror>", "nothing"][min(Int(depth), 3)]
             let place = parent.isEmpty ? "as the root element" : "in \(parent)"
@@ -86,42 +86,27 @@ struct XMLManifestWalker {
     private static let fileAttributes: [StaticString] = ["path", "size", "crc32", "url"]
     private static let mirrorAttributes: [StaticString] = ["url"]
 
-    private mutating func readManifestAttributes() throws(ManifestError) {
-        var base: String?
-        var version: String?
-        try forEachAttribute(of: "manifest", allowed: Self.manifestAttributes) { index, value in
-            if index == 0 { version = String(cString: value) } else { base = String(cString: value) }
+    private mutating func readManifestAttributes(_ node: XMLNodeBatch.Node) throws(ManifestError) {
+        let values = try attributes(of: node, named: "manifest", allowed: Self.manifestAttributes)
+        guard let version = values[0].map({ batch.string($0) }) else {
+            throw failure(RuleViolation("<manifest> is missing its version attribute"))
         }
-        guard let version else { throw failure(RuleViolation("<manifest> is missing its version attribute")) }
         try builder.setVersion(version, at: elementPosition)
-        if let base { try builder.setBase(base, at: elementPosition) }
+        if let base = values[1].map({ batch.string($0) }) { try builder.setBase(base, at: elementPosition) }
     }
 
     /// Reads a `<file>`'s attributes; an empty element is complete at once, any other waits for its `<mirror>`s.
     ///
-    /// A size of plain digits and a CRC of 8 hex digits are read straight from libxml2's bytes;
+    /// A size of plain digits and a CRC of 8 hex digits are read straight from the bytes;
     /// any other text becomes a `String` for its rule to name what is wrong, in the same order as ever.
-    private mutating func startFile(isEmpty: Bool) throws(ManifestError) {
-        var path: String?
-        var size: Int64?
-        var sizeText: String?
-        var crc32: UInt32?
-        var crc32Text: String?
-        var url: String?
-        try forEachAttribute(of: "file", allowed: Self.fileAttributes) { index, value in
-            switch index {
-            case 0:
-                path = String(cString: value)
-            case 1:
-                size = ManifestRules.plainSize(UnsafeBufferPointer(start: value, count: Int(xmlStrlen(value))))
-                sizeText = size == nil ? String(cString: value) : nil
-            case 2:
-                crc32 = ManifestRules.plainCRC32(UnsafeBufferPointer(start: value, count: Int(xmlStrlen(value))))
-                crc32Text = crc32 == nil ? String(cString: value) : nil
-            default:
-                url = String(cString: value)
-            }
-        }
+    private mutating func startFile(_ node: XMLNodeBatch.Node) throws(ManifestError) {
+        let values = try attributes(of: node, named: "file", allowed: Self.fileAttributes)
+        let path = values[0].map { batch.string($0) }
+        var size = values[1].flatMap { batch.withBytes($0) { ManifestRules.plainSize($0) } }
+        let sizeText = size == nil ? values[1].map { batch.string($0) } : nil
+        var crc32 = values[2].flatMap { batch.withBytes($0) { ManifestRules.plainCRC32($0) } }
+        let crc32Text = crc32 == nil ? values[2].map { batch.string($0) } : nil
+        let url = values[3].map { batch.string($0) }
         let hasSize = size != nil || sizeText != nil
         let hasCRC32 = crc32 != nil || crc32Text != nil
         guard let path, hasSize, hasCRC32 else {
@@ -140,17 +125,16 @@ struct XMLManifestWalker {
         } catch {
             throw failure(error, entry: true)
         }
-        if isEmpty {
+        if node.isEmpty {
             add(pending)
         } else {
             file = pending
         }
     }
 
-    private mutating func readMirror() throws(ManifestError) {
-        var url: String?
-        try forEachAttribute(of: "mirror", allowed: Self.mirrorAttributes) { _, value in url = String(cString: value) }
-        guard let url else { throw failure(RuleViolation("<mirror> is missing its url attribute"), entry: true) }
+    private mutating func readMirror(_ node: XMLNodeBatch.Node) throws(ManifestError) {
+        let values = try attributes(of: node, named: "mirror", allowed: Self.mirrorAttributes)
+        guard let url = values[0].map({ batch.string($0) }) else { throw failure(RuleViolation("<mirror> is missing its url attribute"), entry: true) }
         do {
             let checked = try URLRules.check(url, field: "mirror url")
             file?.mirrors.append(checked.text)
@@ -172,38 +156,77 @@ struct XMLManifestWalker {
             urlsAreAbsolute: file.urlsAreAbsolute, at: file.position)
     }
 
-    /// Calls `body` with the index in `allowed` and libxml2's NUL-terminated value of each attribute
-    /// of the current element; the value lives until the reader moves on.
-    private func forEachAttribute(
-        of element: String, allowed: [StaticString], _ body: (Int, UnsafePointer<xmlChar>) -> Void
-    ) throws(ManifestError) {
-        defer { xmlTextReaderMoveToElement(reader) }
-        while xmlTextReaderMoveToNextAttribute(reader) == 1 {
-            let name = xmlTextReaderConstName(reader)
-            guard let index = allowed.firstIndex(where: { Self.equal(name, $0) }) else {
-                let text = name.map { String(cString: $0) } ?? "?"
+    /// The values of a node's attributes, by their index in the allowed names.
+    private struct AttributeValues {
+        private var values: (Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?)
+
+        init() { values = (nil, nil, nil, nil) }
+
+        subscript(index: Int) -> Range<Int>? {
+            get {
+                switch index {
+                case 0: values.0
+                case 1: values.1
+                case 2: values.2
+                default: values.3
+                }
+            }
+            set {
+                switch index {
+                case 0: values.0 = newValue
+                case 1: values.1 = newValue
+                case 2: values.2 = newValue
+                default: values.3 = newValue
+                }
+            }
+        }
+    }
+
+    /// Where the value of each of `node`'s attributes lies, by its index in `allowed` (at most
+    /// four names); refuses the first attribute not allowed, naming it on `<element>`.
+    private func attributes(
+        of node: XMLNodeBatch.Node, named element: String, allowed: [StaticString]
+    ) throws(ManifestError) -> AttributeValues {
+        var values = AttributeValues()
+        for attribute in node.attributes {
+            let name = batch.attributes[attribute].name
+            var found: Int?
+            if let name {
+                for index in allowed.indices where batch.withBytes(name, Self.equals(allowed[index])) {
+                    found = index
+                    break
+                }
+            }
+            guard let index = found else {
+                let text = name.map { batch.string($0) } ?? "?"
                 let names = allowed.map { "\($0)" }.joined(separator: ", ")
                 throw failure(
                     RuleViolation("unknown attribute \(text) on <\(element)> (allowed: \(names))"),
                     entry: element != "manifest")
             }
-            body(index, xmlTextReaderConstValue(reader))
+            values[index] = batch.attributes[attribute].value
         }
+        return values
     }
 
-    /// Whether libxml2's NUL-terminated name is `expected`, without making a String of it.
+    /// Whether an element's name is `expected`.
+    private func isName(_ node: XMLNodeBatch.Node, _ expected: StaticString) -> Bool {
+        guard let name = node.text else { return false }
+        return batch.withBytes(name, Self.equals(expected))
+    }
+
+    /// A test of whether bytes are `expected`, without making a String of them.
     @inline(__always)
-    private static func equal(_ name: UnsafePointer<xmlChar>?, _ expected: StaticString) -> Bool {
-        guard let name else { return false }
-        let count = expected.utf8CodeUnitCount
-        let bytes = expected.utf8Start
-        for index in 0..<count where name[index] != bytes[index] { return false }
-        return name[count] == 0
+    private static func equals(_ expected: StaticString) -> (UnsafeBufferPointer<UInt8>) -> Bool {
+        { bytes in
+            bytes.count == expected.utf8CodeUnitCount
+                && bytes.elementsEqual(UnsafeBufferPointer(start: expected.utf8Start, count: expected.utf8CodeUnitCount))
+        }
     }
 
     private func failure(_ violation: RuleViolation, entry: Bool = false) -> ManifestError {
         ManifestError(
-            manifest: feed.input.name, position: elementPosition, entry: entry ? "<file>" : nil,
+            manifest: manifestName, position: elementPosition, entry: entry ? "<file>" : nil,
             problem: violation.problem, value: violation.value)
     }
 }

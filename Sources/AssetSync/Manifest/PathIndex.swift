@@ -1,0 +1,73 @@
+/// A manifest's paths, indexed as its entries arrive, for the rules that span
+/// entries: no two entries share a path, and no entry's path is a directory
+/// of another's ("a" and "a/b").
+///
+/// A path is hashed, and its directories recorded, while its bytes are still
+/// in the cache from being read and checked; only the whole-path table waits
+/// for the end, when every entry is known.
+struct PathIndex {
+    enum Problem {
+        /// Entry `index` has the path of the earlier entry `earlier`.
+        case duplicate(Int, earlier: Int)
+        /// Entry `index`'s path is a directory of entry `other`'s.
+        case directoryOfAnother(Int, other: Int)
+    }
+
+    /// Every directory prefix ("a/", "a/b/" of "a/b/c") of the paths so far.
+    private var directories = PathTable(capacity: 1024)
+    private var hashes: [UInt64] = []
+    private var previous = ""
+
+    init(capacity: Int = 0) {
+        hashes.reserveCapacity(capacity)
+    }
+
+    /// Indexes the path of `entries[index]`, the entry just added. Neighbouring entries mostly
+    /// share their directories, so a prefix that the previous path also has is already in the
+    /// table and is not looked up again.
+    mutating func add(_ index: Int, of entries: UnsafeBufferPointer<ManifestEntry>) {
+        var path = entries[index].path
+        let hash = path.withUTF8 { bytes in
+            let shared = previous.withUTF8 { Self.commonPrefixCount(bytes, $0) }
+            var hash = PathTable.seed
+            for offset in 0..<bytes.count {
+                let byte = bytes[offset]
+                if byte == UInt8(ascii: "/"), offset >= shared {
+                    _ = directories.insert(prefixOf: index, count: offset, hash: hash, in: entries)
+                }
+                hash = PathTable.mix(hash, byte)
+            }
+            return hash
+        }
+        hashes.append(hash)
+        previous = path
+    }
+
+    /// The first duplicate path in entry order, else the first path that is another's directory.
+    /// The whole paths go into their table in a short loop over the hashes: one random memory
+    /// access per entry, which the processor can overlap.
+    func firstProblem(in entries: UnsafeBufferPointer<ManifestEntry>) -> Problem? {
+        var files = PathTable(capacity: entries.count)
+        for index in entries.indices {
+            let count = entries[index].path.utf8.count
+            if let earlier = files.insert(prefixOf: index, count: count, hash: hashes[index], in: entries) {
+                return .duplicate(index, earlier: earlier)
+            }
+        }
+        for index in entries.indices {
+            let count = entries[index].path.utf8.count
+            if let other = directories.find(prefixOf: index, count: count, hash: hashes[index], in: entries) {
+                return .directoryOfAnother(index, other: other)
+            }
+        }
+        return nil
+    }
+
+    /// How many leading bytes `a` and `b` share.
+    private static func commonPrefixCount(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        let limit = min(a.count, b.count)
+        var count = 0
+        while count < limit, a[count] == b[count] { count += 1 }
+        return count
+    }
+}
