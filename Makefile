@@ -3,11 +3,14 @@ SHELL := /bin/bash
 export PATH := $(if $(wildcard /opt/swift/usr/bin),/opt/swift/usr/bin:,)$(PATH)
 
 # Every Debian package that building, testing and benchmarking need.
-DEBIAN_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev pkg-config nginx curl gzip time util-linux python3 ca-certificates
+DEBIAN_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev pkg-config nginx curl gzip time util-linux python3 \
+	ca-certificates openssl strace tmux
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN := .build/release/assetsync
 
-.PHONY: all deps build debug test demo bench bench-manifest bench-pull clean
+PREFIX ?= /usr/local
+
+.PHONY: all deps build debug install test demo bench bench-manifest bench-pull clean
 
 all: build
 
@@ -24,6 +27,10 @@ build: deps
 
 debug: deps
 	swift build
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/assetsync
 
 # Integration tests run the release binary: hostile fixtures (gzip bombs) and
 # transfers take seconds in a debug build but a fraction of that optimised.
