@@ -10,7 +10,7 @@ RELEASE_BIN := .build/release/assetsync
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build debug install test demo bench bench-manifest bench-pull clean
+.PHONY: all deps build debug install test demo bench bench-manifest bench-pull bench-noop bench-verify clean
 
 all: build
 
@@ -43,13 +43,19 @@ test: deps
 demo: build
 	demo/run.sh $(RELEASE_BIN)
 
-bench: bench-manifest bench-pull
+bench: bench-manifest bench-pull bench-noop bench-verify
 
 bench-manifest: build
 	bench/manifest/run.sh $(RELEASE_BIN)
 
 bench-pull: build
 	bench/pull/run.sh $(RELEASE_BIN)
+
+bench-noop: build
+	bench/noop/run.sh $(RELEASE_BIN)
+
+bench-verify: build
+	bench/verify/run.sh $(RELEASE_BIN)
 
 clean:
 	rm -rf .build bench/out demo/out demo-cache
