@@ -5,13 +5,16 @@ enum PartialDirectory {
     /// Removes every partial that cannot continue: one whose name matches no manifest entry,
     /// one whose resume record is missing, torn, or describes another version of its entry,
     /// and temporary leftovers. Returns the bytes kept per entry path, for the disk preflight.
-    static func sweep(_ root: CacheRoot, entries: [String: ManifestEntry]) -> [String: Int64] {
+    static func sweep(_ root: CacheRoot, entries: @autoclosure () -> [String: ManifestEntry]) -> [String: Int64] {
+        let files = list(root)
+        if files.isEmpty { return [:] }  // the usual case, and a no-op run's: nothing to match
+        let entries = entries()
         let names = TransferEngine.uniquePartialNames(Array(entries.keys))
         var entryByName: [String: ManifestEntry] = [:]
         for (path, name) in names { entryByName[name] = entries[path] }
         var kept: [String: Int64] = [:]
         var verdicts: [String: Int64?] = [:]
-        for file in list(root) {
+        for file in files {
             let (base, suffix) = split(file)
             if verdicts[base] == nil { verdicts[base] = keepableBytes(root, base, entryByName[base]) }
             if suffix == ".part" || suffix == ".resume", let bytes = verdicts[base]!, let entry = entryByName[base] {

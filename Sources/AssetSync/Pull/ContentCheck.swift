@@ -28,7 +28,7 @@ public enum ContentCheck {
         let workers = max(1, min(entries.count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
         let shared = SendableBuffer(results)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)  // page-aligned: copies into a buffer 16 bytes into a page cost 5x here
             defer { buffer.deallocate() }
             while true {
                 let index = next.increment()

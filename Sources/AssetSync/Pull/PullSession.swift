@@ -52,6 +52,9 @@ public struct PullSession {
         let kept = PartialDirectory.sweep(root, entries: Dictionary(manifest.entries.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a }))
         let previous = StateIndex.load(from: root)
         var proofs: [String: StateIndex.Record] = [:]
+        proofs.reserveCapacity(manifest.entries.count)
+        /// Proofs taken over from the previous index unchanged.
+        var carried = 0
         var results: [FileResult] = []
         var requests: [TransferEngine.Request] = []
         // SyncPlan lists the manifest's entries first, in order.
@@ -60,6 +63,7 @@ public struct PullSession {
         for (entry, item) in items where item.action == .check {
             if !verifyAll, let record = previous.records[entry.path], record.crc32 == entry.crc32, record.describes(item.local!) {
                 proofs[entry.path] = record
+                carried += 1
             } else {
                 toRead.append(entry)
             }
@@ -104,7 +108,7 @@ public struct PullSession {
             results += box.results
             proofs.merge(box.proofs) { _, new in new }
         }
-        do { try saveState(proofs: proofs, previous: previous) } catch { throw .state(error) }
+        do { try saveState(proofs: proofs, previous: previous, fresh: proofs.count != carried) } catch { throw .state(error) }
         var outcome = Outcome(results: results, interrupted: ending == .interrupted, stoppedByLocalError: ending == .stoppedByLocalError)
         if maximumDeletions != nil, ending == .finished, !extras.isEmpty {
             outcome.deletion = ExtraRemoval.remove(extras, in: root)
@@ -115,7 +119,9 @@ public struct PullSession {
 
     /// Records what this run proved; entries it could not prove keep their old record, whose CRC
     /// no longer matches a changed entry. Paths the manifest no longer lists are forgotten.
-    private func saveState(proofs: [String: StateIndex.Record], previous: StateIndex) throws(SystemError) {
+    private func saveState(proofs: [String: StateIndex.Record], previous: StateIndex, fresh: Bool) throws(SystemError) {
+        // Nothing newly proven and every old record still listed: the index on disk stays as it is.
+        if !fresh, proofs.count == previous.records.count { return }
         var next = StateIndex()
         next.records.reserveCapacity(manifest.entries.count)
         for entry in manifest.entries {
