@@ -14,7 +14,8 @@ struct ManifestBuilder {
     private var entries: [ManifestEntry] = []
     private var positions: [SourcePosition] = []
     private var paths = PathIndex()
-    private var hasRelativeURLs = false
+    /// The entries with a relative url or mirror, in order.
+    private var relativeURLEntries: [Int] = []
 
     /// The bytes per entry assumed when sizing the arrays from the manifest's size. Realistic
     /// entries take 90-110 bytes (the shortest possible, about 40), so this errs towards room to
@@ -71,7 +72,7 @@ struct ManifestBuilder {
     /// Adds an entry whose fields have each passed their rule; URLs may still be relative.
     /// Its path is indexed now, and checked against the others in `finish()`.
     mutating func add(_ entry: ManifestEntry, urlsAreAbsolute: Bool, at position: SourcePosition) {
-        if !urlsAreAbsolute { hasRelativeURLs = true }
+        if !urlsAreAbsolute { relativeURLEntries.append(entries.count) }
         entries.append(entry)
         positions.append(position)
         entries.withUnsafeBufferPointer { paths.add($0.count - 1, of: $0) }
@@ -86,22 +87,29 @@ struct ManifestBuilder {
         return Manifest(version: version, base: base, entries: entries)
     }
 
+    /// Resolves relative URLs against `base`, in entry order. With a base, only the entries
+    /// that have a relative URL are visited: no other can change or fail.
     private mutating func resolveURLs() throws(ManifestError) {
-        if base != nil, !hasRelativeURLs { return }
+        if base != nil {
+            for index in relativeURLEntries { try resolveURLs(ofEntry: index) }
+            return
+        }
         for index in entries.indices {
-            let position = positions[index]
-            if entries[index].url == nil, base == nil {
+            if entries[index].url == nil {
                 throw error(
                     RuleViolation("has no url, and the manifest has no base to fetch it from"),
-                    at: position, entry: index)
+                    at: positions[index], entry: index)
             }
-            guard hasRelativeURLs else { continue }
-            if let url = entries[index].url, !URLRules.hasScheme(url) {
-                entries[index].url = try resolved(url, field: "url", entry: index)
-            }
-            for mirror in entries[index].mirrors.indices where !URLRules.hasScheme(entries[index].mirrors[mirror]) {
-                entries[index].mirrors[mirror] = try resolved(entries[index].mirrors[mirror], field: "mirror url", entry: index)
-            }
+            if !relativeURLEntries.isEmpty { try resolveURLs(ofEntry: index) }
+        }
+    }
+
+    private mutating func resolveURLs(ofEntry index: Int) throws(ManifestError) {
+        if let url = entries[index].url, !URLRules.hasScheme(url) {
+            entries[index].url = try resolved(url, field: "url", entry: index)
+        }
+        for mirror in entries[index].mirrors.indices where !URLRules.hasScheme(entries[index].mirrors[mirror]) {
+            entries[index].mirrors[mirror] = try resolved(entries[index].mirrors[mirror], field: "mirror url", entry: index)
         }
     }
 

@@ -1,10 +1,11 @@
 import Glibc
 
-/// Where `XMLManifestWalker` gets its nodes. For a manifest that is a regular
-/// file, libxml2 parses on a second thread, a few batches ahead of the walker:
-/// parsing is half of the work, and checking the entries most of the rest.
-/// Any other input (standard input, gzip) is parsed on the walker's thread,
-/// one node at a time, so that nothing is read before the walker needs it.
+/// Where `XMLManifestWalker` gets its nodes. For a manifest read from a plain
+/// regular file (one whose size is known, and whose reads never wait), libxml2
+/// parses on a second thread, a few batches ahead of the walker: parsing is
+/// half of the work, and checking the entries most of the rest. Any other
+/// input (a pipe, gzip) is parsed on the walker's thread, one node at a time,
+/// so that nothing is read before the walker needs it.
 ///
 /// Either way the walker sees the same nodes in the same order, and the end
 /// or error in the same place; a reader that ran ahead of an error the walker
@@ -14,7 +15,7 @@ final class XMLNodeStream {
 
     private enum Mode {
         case sameThread(XMLNodeReader)
-        case parser(Handoff, pthread_t)
+        case parser(Handoff, JoinableThread<Void>)
     }
 
     /// Nodes per batch when parsing on the second thread.
@@ -22,22 +23,15 @@ final class XMLNodeStream {
 
     /// `xmlInitParser()` must have run, on the main thread.
     init(input: ManifestInput) {
-        guard input.sizeHint != nil else {
+        guard input.sizeHint != nil else {  // not a plain regular file
             mode = .sameThread(XMLNodeReader(input: input))
             return
         }
         let handoff = Handoff(batches: 2, capacity: Self.batchNodes)
-        let job = ParserJob(input: input, handoff: handoff)
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(job).toOpaque()
-        let started = pthread_create(&thread, nil, { context in
-            Unmanaged<ParserJob>.fromOpaque(context!).takeRetainedValue().run()
-            return nil
-        }, context)
-        if started == 0 {
+        // The input belongs to the parser thread from here until `close()` has joined it.
+        if let thread = JoinableThread({ Self.parse(input, into: handoff) }) {
             mode = .parser(handoff, thread)
         } else {
-            Unmanaged<ParserJob>.fromOpaque(context).release()
             mode = .sameThread(XMLNodeReader(input: input))
         }
     }
@@ -57,28 +51,18 @@ final class XMLNodeStream {
     func close() {
         guard case .parser(let handoff, let thread) = mode else { return }
         handoff.cancel()
-        pthread_join(thread, nil)
+        thread.join()
     }
 
     /// The parser thread's work: fill free batches until the document ends or the walker cancels.
-    private final class ParserJob {
-        let input: ManifestInput
-        let handoff: Handoff
-
-        init(input: ManifestInput, handoff: Handoff) {
-            self.input = input
-            self.handoff = handoff
-        }
-
-        func run() {
-            let reader = XMLNodeReader(input: input)
-            while var batch = handoff.takeFree() {
-                batch.removeAll()
-                reader.read(into: &batch, limit: XMLNodeStream.batchNodes)
-                let ended = batch.end != nil
-                handoff.putFilled(batch)
-                if ended { return }
-            }
+    private static func parse(_ input: ManifestInput, into handoff: Handoff) {
+        let reader = XMLNodeReader(input: input)
+        while var batch = handoff.takeFree() {
+            batch.removeAll()
+            reader.read(into: &batch, limit: batchNodes)
+            let ended = batch.end != nil
+            handoff.putFilled(batch)
+            if ended { return }
         }
     }
 

@@ -10,16 +10,6 @@ public struct SyncPlan: Equatable, Sendable {
         case check
         /// In the cache but not in the manifest.
         case extra
-
-        /// `rawValue`, without making a `String` of it.
-        var name: StaticString {
-            switch self {
-            case .new: "new"
-            case .changed: "changed"
-            case .check: "check"
-            case .extra: "extra"
-            }
-        }
     }
 
     public struct Item: Equatable, Sendable {

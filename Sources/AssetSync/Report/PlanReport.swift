@@ -48,23 +48,78 @@ public enum PlanReport {
         return out
     }
 
+    /// Plans at least this long are formatted in two halves at once.
+    static let parallelItems = 100_000
+
     /// One `{"type":"plan",…}` line per item, then the summary. The lines are written as bytes
     /// into one buffer, handed to `sink` every `chunkSize` bytes: at a million items, building
-    /// `String`s piece by piece cost more than reading the manifest.
+    /// `String`s piece by piece cost more than reading the manifest. A long plan's second half is
+    /// formatted on another thread, kept in chunks, and handed to `sink` after the first half.
     public static func writeJSONLines(_ plan: SyncPlan, to sink: (String) -> Void) {
+        let items = plan.items
+        let half = items.count >= parallelItems ? items.count / 2 : items.count
+        let secondHalf = half < items.count ? JoinableThread { () -> ([String], LineTotals) in
+            var chunks: [String] = []
+            let totals = writeJSONLines(items[half...]) { chunks.append($0) }
+            return (chunks, totals)
+        } : nil
+        var totals = writeJSONLines(items[..<(secondHalf == nil ? items.count : half)], to: sink)
+        if let secondHalf {
+            let (chunks, more) = secondHalf.join()
+            chunks.forEach(sink)
+            totals.add(more)
+        }
+        var summary = JSONLine(type: "summary")
+        summary.add("files", items.count - totals.count[.extra, default: 0])
+        for action in SyncPlan.Action.allCases { summary.add(action.rawValue, totals.count[action, default: 0]) }
+        summary.add("bytes_to_download", totals.bytes[.new, default: 0] &+ totals.bytes[.changed, default: 0])
+        summary.add("bytes_to_check", totals.bytes[.check, default: 0])
+        sink(summary.line)
+    }
+
+    /// How many items, and how many bytes, of each action a run of lines had.
+    private struct LineTotals {
+        var count: [SyncPlan.Action: Int] = [:]
+        var bytes: [SyncPlan.Action: Int64] = [:]
+
+        mutating func add(_ other: LineTotals) {
+            count.merge(other.count, uniquingKeysWith: +)
+            bytes.merge(other.bytes, uniquingKeysWith: &+)
+        }
+    }
+
+    /// The start of a plan line, up to the path: one copy per line instead of three.
+    private static func linePrefix(_ action: SyncPlan.Action) -> StaticString {
+        switch action {
+        case .new: #"{"type":"plan","action":"new","path":"#
+        case .changed: #"{"type":"plan","action":"changed","path":"#
+        case .check: #"{"type":"plan","action":"check","path":"#
+        case .extra: #"{"type":"plan","action":"extra","path":"#
+        }
+    }
+
+    /// The lines of `items`, in chunks; returns their totals for the summary.
+    private static func writeJSONLines(_ items: ArraySlice<SyncPlan.Item>, to sink: (String) -> Void) -> LineTotals {
         var out = OutputBuffer(capacity: chunkSize + 8192)
         defer { out.deallocate() }
-        plan.items.withUnsafeBufferPointer { items in
+        var counts = (0, 0, 0, 0)
+        var bytes: (Int64, Int64, Int64, Int64) = (0, 0, 0, 0)
+        items.withUnsafeBufferPointer { items in
             for index in items.indices {  // field by field: copying whole items showed in profiles
                 if out.count >= chunkSize { sink(out.take()) }
                 let action = items[index].action
-                out.append(#"{"type":"plan","action":""#)
-                out.append(action.name)
-                out.append(#"","path":"#)
+                let size = items[index].size
+                switch action {
+                case .new: counts.0 += 1; bytes.0 &+= size
+                case .changed: counts.1 += 1; bytes.1 &+= size
+                case .check: counts.2 += 1; bytes.2 &+= size
+                case .extra: counts.3 += 1; bytes.3 &+= size
+                }
+                out.append(linePrefix(action))
                 let path = items[index].path
                 JSONLine.appendQuoted(path, to: &out)
                 out.append(#","size":"#)
-                out.append(decimal: items[index].size)
+                out.append(decimal: size)
                 if let local = items[index].local, action == .changed || (action == .extra && local.kind != .regular) {
                     out.append(#","local_kind":""#)
                     out.append(local.kind.rawValue)
@@ -77,13 +132,10 @@ public enum PlanReport {
                 out.append("}\n")
             }
         }
-        var summary = JSONLine(type: "summary")
-        summary.add("files", plan.items.count - plan.count(.extra))
-        for action in SyncPlan.Action.allCases { summary.add(action.rawValue, plan.count(action)) }
-        summary.add("bytes_to_download", plan.bytesToDownload)
-        summary.add("bytes_to_check", plan.bytes(.check))
-        out.append(summary.line)
-        sink(out.take())
+        if out.count > 0 { sink(out.take()) }
+        return LineTotals(
+            count: [.new: counts.0, .changed: counts.1, .check: counts.2, .extra: counts.3],
+            bytes: [.new: bytes.0, .changed: bytes.1, .check: bytes.2, .extra: bytes.3])
     }
 
     private static func note(for item: SyncPlan.Item) -> String? {
