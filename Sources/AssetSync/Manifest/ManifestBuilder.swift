@@ -71,7 +71,7 @@ struct ManifestBuilder {
 
     /// Adds an entry whose fields have each passed their rule; URLs may still be relative.
     /// Its path is indexed now, and checked against the others in `finish()`.
-    mutating func add(_ entry: ManifestEntry, urlsAreAbsolute: Bool, at position: SourcePosition) {
+    mutating func add(_ entry: consuming ManifestEntry, urlsAreAbsolute: Bool, at position: SourcePosition) {
         if !urlsAreAbsolute { relativeURLEntries.append(entries.count) }
         entries.append(entry)
         positions.append(position)

@@ -1,8 +1,9 @@
 import CLibXML2
 import Glibc
 
-/// Reads an XML manifest with libxml2's streaming `xmlTextReader`: one node
-/// at a time, never a whole tree; no network, no DTD, no entity substitution.
+/// Reads an XML manifest with libxml2's streaming `xmlTextReader` (run by
+/// `XMLNodeStream`): node by node, never a whole tree; no network, no DTD, no
+/// entity substitution.
 enum XMLManifestReader {
     private static let parserReady: Void = xmlInitParser()
 

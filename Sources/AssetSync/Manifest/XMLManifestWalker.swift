@@ -150,7 +150,7 @@ struct XMLManifestWalker {
         add(file)
     }
 
-    private mutating func add(_ file: PendingFile) {
+    private mutating func add(_ file: consuming PendingFile) {
         builder.add(
             ManifestEntry(path: file.path, size: file.size, crc32: file.crc32, url: file.url, mirrors: file.mirrors),
             urlsAreAbsolute: file.urlsAreAbsolute, at: file.position)
