@@ -56,7 +56,8 @@ echo "== nginx serving $ASSETS on http://127.0.0.1:$PORT/"
 "$BIN" manifest "$ASSETS" --base "http://127.0.0.1:$PORT/" --output "$WORK/manifest.xml"
 echo "== manifest: $WORK/manifest.xml ($(grep -c '<file' "$WORK/manifest.xml") files)"
 
-# 4. Pull, then pull again: the second run has nothing to do.
+# 4. Pull into a fresh ./demo-cache (the demo's own directory), then pull again: the second run has nothing to do.
+rm -rf "$CACHE"
 echo "== assetsync plan"
 "$BIN" plan "$WORK/manifest.xml" --dest "$CACHE"
 echo "== assetsync pull (first run)"
