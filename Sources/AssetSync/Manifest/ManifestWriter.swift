@@ -1,6 +1,4 @@
-import Dispatch
 import Glibc
-import Synchronization
 
 /// `assetsync manifest`: describes a directory tree as a manifest, for the
 /// publishing side. Deterministic: entries sorted by path bytes, so a rerun
@@ -79,53 +77,30 @@ public enum ManifestWriter {
 
     /// Each file's CRC-32 and the bytes read, one worker per core; opened without following a symlink.
     private static func checksums(_ files: [String]) throws(Problem) -> [(crc: UInt32, size: Int64)] {
-        let results = UnsafeMutableBufferPointer<(crc: UInt32, size: Int64)>.allocate(capacity: files.count)
-        results.initialize(repeating: (0, -1))
-        defer { results.deallocate() }
-        let failure = FirstFailure()
-        let next = AtomicCounter()
-        let workers = max(1, min(files.count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
-        let shared = ResultsBuffer(results)
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)  // page-aligned: copies into a buffer 16 bytes into a page cost 5x here
-            defer { buffer.deallocate() }
-            while true {
-                let index = next.increment()
-                guard index < files.count else { return }
-                let fd = open(files[index], O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-                guard fd >= 0 else {
-                    failure.record(SystemError("open", path: files[index]))
-                    return
-                }
-                var status = stat()
-                fstat(fd, &status)
-                do throws(SystemError) {
-                    let crc = try CRC32.of(fd: fd, length: Int64(status.st_size), buffer: buffer, path: files[index])
-                    shared.buffer[index] = (crc, Int64(status.st_size))
-                } catch {
-                    failure.record(error)
-                }
-                close(fd)
+        let sums = ParallelReader.map(files.count, placeholder: Result<Sum, SystemError>.failure(SystemError("read", code: EIO))) {
+            index, buffer in
+            let fd = open(files[index], O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { return .failure(SystemError("open", path: files[index])) }
+            defer { close(fd) }
+            var status = stat()
+            fstat(fd, &status)
+            return Result { () throws(SystemError) in
+                Sum(crc: try CRC32.of(fd: fd, length: Int64(status.st_size), buffer: buffer, path: files[index]), size: Int64(status.st_size))
             }
         }
-        if let error = failure.error { throw .read(error) }
-        return Array(results)
+        var out: [(crc: UInt32, size: Int64)] = []
+        out.reserveCapacity(sums.count)
+        for sum in sums {
+            switch sum {
+            case .success(let value): out.append((value.crc, value.size))
+            case .failure(let error): throw .read(error)
+            }
+        }
+        return out
     }
-}
 
-/// The first error any worker met.
-private final class FirstFailure: Sendable {
-    private let first = Mutex<SystemError?>(nil)
-
-    var error: SystemError? { first.withLock { $0 } }
-
-    func record(_ error: SystemError) {
-        first.withLock { if $0 == nil { $0 = error } }
+    private struct Sum: Sendable {
+        var crc: UInt32
+        var size: Int64
     }
-}
-
-/// A buffer handed to worker threads that each write distinct indices.
-private struct ResultsBuffer: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<(crc: UInt32, size: Int64)>
-    init(_ buffer: UnsafeMutableBufferPointer<(crc: UInt32, size: Int64)>) { self.buffer = buffer }
 }

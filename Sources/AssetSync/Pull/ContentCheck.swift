@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 
 /// Proves files by reading them and computing their CRC-32, on all cores.
@@ -21,22 +20,9 @@ public enum ContentCheck {
 
     /// The verdict on each entry's file, read in parallel by one worker per core.
     public static func verdicts(of entries: [ManifestEntry], in root: CacheRoot) -> [Verdict] {
-        let results = UnsafeMutableBufferPointer<Verdict>.allocate(capacity: entries.count)
-        results.initialize(repeating: .missing)
-        defer { results.deallocate() }
-        let next = AtomicCounter()
-        let workers = max(1, min(entries.count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
-        let shared = SendableBuffer(results)
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)  // page-aligned: copies into a buffer 16 bytes into a page cost 5x here
-            defer { buffer.deallocate() }
-            while true {
-                let index = next.increment()
-                guard index < entries.count else { return }
-                shared.buffer[index] = verdict(on: entries[index], in: root, buffer: buffer)
-            }
+        ParallelReader.map(entries.count, placeholder: .missing) { index, buffer in
+            verdict(on: entries[index], in: root, buffer: buffer)
         }
-        return Array(results)
     }
 
     /// Reads the regular file at the entry's path, never through a symlink.
@@ -72,10 +58,4 @@ public enum ContentCheck {
         guard crc == entry.crc32 else { return .wrongCRC(crc) }
         return .proven(StateIndex.Record(LocalItem(status), crc32: entry.crc32))
     }
-}
-
-/// A buffer handed to worker threads that each write distinct indices.
-private struct SendableBuffer: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<ContentCheck.Verdict>
-    init(_ buffer: UnsafeMutableBufferPointer<ContentCheck.Verdict>) { self.buffer = buffer }
 }
