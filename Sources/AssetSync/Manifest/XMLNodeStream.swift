@@ -19,7 +19,7 @@ final class XMLNodeStream {
     }
 
     /// Nodes per batch when parsing on the second thread.
-    static let batchNodes = 512
+    static let batchNodes = 2048
 
     /// `xmlInitParser()` must have run, on the main thread.
     init(input: ManifestInput) {
@@ -27,7 +27,7 @@ final class XMLNodeStream {
             mode = .sameThread(XMLNodeReader(input: input))
             return
         }
-        let handoff = Handoff(batches: 2, capacity: Self.batchNodes)
+        let handoff = Handoff(batches: 4, capacity: Self.batchNodes)
         // The input belongs to the parser thread from here until `close()` has joined it.
         if let thread = JoinableThread({ Self.parse(input, into: handoff) }) {
             mode = .parser(handoff, thread)
