@@ -15,11 +15,19 @@ final class XMLNodeStream {
 
     private enum Mode {
         case sameThread(XMLNodeReader)
-        case parser(Handoff, JoinableThread<Void>)
+        case parser(Batches, JoinableThread<Void>)
     }
 
-    /// Nodes per batch when parsing on the second thread.
+    /// The batches going round: free ones to the parser, filled ones (in order) to the walker.
+    /// A fixed number circulates, which bounds how far the parser runs ahead.
+    private struct Batches {
+        let free: HandoffQueue<XMLNodeBatch>
+        let filled: HandoffQueue<XMLNodeBatch>
+    }
+
+    /// Nodes per batch when parsing on the second thread, and batches the parser may fill ahead.
     static let batchNodes = 2048
+    static let batchesAhead = 4
 
     /// `xmlInitParser()` must have run, on the main thread.
     init(input: ManifestInput) {
@@ -27,10 +35,13 @@ final class XMLNodeStream {
             mode = .sameThread(XMLNodeReader(input: input))
             return
         }
-        let handoff = Handoff(batches: 4, capacity: Self.batchNodes)
+        // One more than the parser may fill: the walker holds one while it handles it.
+        let batches = Batches(
+            free: HandoffQueue(capacity: Self.batchesAhead + 1), filled: HandoffQueue(capacity: Self.batchesAhead + 1))
+        for _ in 0..<Self.batchesAhead { batches.free.put(XMLNodeBatch(capacity: Self.batchNodes)) }
         // The input belongs to the parser thread from here until `close()` has joined it.
-        if let thread = JoinableThread({ Self.parse(input, into: handoff) }) {
-            mode = .parser(handoff, thread)
+        if let thread = JoinableThread({ Self.parse(input, batches) }) {
+            mode = .parser(batches, thread)
         } else {
             mode = .sameThread(XMLNodeReader(input: input))
         }
@@ -42,85 +53,28 @@ final class XMLNodeStream {
         case .sameThread(let reader):
             batch.removeAll()
             reader.read(into: &batch, limit: 1)
-        case .parser(let handoff, _):
-            batch = handoff.exchange(batch)
+        case .parser(let batches, _):
+            batches.free.put(batch)
+            batch = batches.filled.take()!  // the parser ends with a batch that has an `end`
         }
     }
 
     /// Stops the parser thread, if any, and waits for it: it then has released libxml2 and the input.
     func close() {
-        guard case .parser(let handoff, let thread) = mode else { return }
-        handoff.cancel()
+        guard case .parser(let batches, let thread) = mode else { return }
+        batches.free.cancel()
         thread.join()
     }
 
     /// The parser thread's work: fill free batches until the document ends or the walker cancels.
-    private static func parse(_ input: ManifestInput, into handoff: Handoff) {
+    private static func parse(_ input: ManifestInput, _ batches: Batches) {
         let reader = XMLNodeReader(input: input)
-        while var batch = handoff.takeFree() {
+        while var batch = batches.free.take() {
             batch.removeAll()
             reader.read(into: &batch, limit: batchNodes)
             let ended = batch.end != nil
-            handoff.putFilled(batch)
+            batches.filled.put(batch)
             if ended { return }
-        }
-    }
-
-    /// Batches passed between the two threads under one mutex: free ones to the parser,
-    /// filled ones, in order, to the walker. A fixed number circulates, which bounds how far
-    /// the parser runs ahead.
-    ///
-    /// `@unchecked Sendable`: every property is read and written with `lock` held.
-    private final class Handoff: @unchecked Sendable {
-        private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-        private var free: [XMLNodeBatch]
-        private var filled: [XMLNodeBatch] = []
-        private var cancelled = false
-
-        init(batches: Int, capacity: Int) {
-            pthread_mutex_init(lock, nil)
-            pthread_cond_init(changed, nil)
-            free = (0..<batches).map { _ in XMLNodeBatch(capacity: capacity) }
-        }
-
-        deinit {
-            pthread_cond_destroy(changed)
-            pthread_mutex_destroy(lock)
-            lock.deallocate()
-            changed.deallocate()
-        }
-
-        /// The parser's next batch to fill; nil once the walker has cancelled.
-        func takeFree() -> XMLNodeBatch? {
-            pthread_mutex_lock(lock)
-            defer { pthread_mutex_unlock(lock) }
-            while free.isEmpty, !cancelled { pthread_cond_wait(changed, lock) }
-            return cancelled ? nil : free.removeLast()
-        }
-
-        func putFilled(_ batch: XMLNodeBatch) {
-            pthread_mutex_lock(lock)
-            filled.append(batch)
-            pthread_cond_broadcast(changed)
-            pthread_mutex_unlock(lock)
-        }
-
-        /// Gives back a handled batch and waits for the next filled one.
-        func exchange(_ handled: XMLNodeBatch) -> XMLNodeBatch {
-            pthread_mutex_lock(lock)
-            defer { pthread_mutex_unlock(lock) }
-            free.append(handled)
-            pthread_cond_broadcast(changed)
-            while filled.isEmpty { pthread_cond_wait(changed, lock) }
-            return filled.removeFirst()
-        }
-
-        func cancel() {
-            pthread_mutex_lock(lock)
-            cancelled = true
-            pthread_cond_broadcast(changed)
-            pthread_mutex_unlock(lock)
         }
     }
 }

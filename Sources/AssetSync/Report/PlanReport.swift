@@ -48,26 +48,43 @@ public enum PlanReport {
         return out
     }
 
-    /// Plans at least this long are formatted in two halves at once.
+    /// Plans at least this long are formatted on two threads, in alternate blocks of `blockItems`.
     static let parallelItems = 100_000
+    static let blockItems = 8192
 
     /// One `{"type":"plan",…}` line per item, then the summary. The lines are written as bytes
     /// into one buffer, handed to `sink` every `chunkSize` bytes: at a million items, building
-    /// `String`s piece by piece cost more than reading the manifest. A long plan's second half is
-    /// formatted on another thread, kept in chunks, and handed to `sink` after the first half.
+    /// `String`s piece by piece cost more than reading the manifest. In a long plan, another
+    /// thread formats every other block of items, a block or two ahead, and this one hands its
+    /// blocks to `sink` in their turn, so the byte stream is the same.
     public static func writeJSONLines(_ plan: SyncPlan, to sink: (String) -> Void) {
         let items = plan.items
-        let half = items.count >= parallelItems ? items.count / 2 : items.count
-        let secondHalf = half < items.count ? JoinableThread { () -> ([String], LineTotals) in
-            var chunks: [String] = []
-            let totals = writeJSONLines(items[half...]) { chunks.append($0) }
-            return (chunks, totals)
+        var totals = LineTotals()
+        let blocks = (items.count + blockItems - 1) / blockItems
+        let oddBlocks = HandoffQueue<(String, LineTotals)>(capacity: 2)
+        func block(_ number: Int) -> ArraySlice<SyncPlan.Item> {
+            items[(number * blockItems)..<min(items.count, (number + 1) * blockItems)]
+        }
+        let helper = items.count >= parallelItems ? JoinableThread {
+            for number in stride(from: 1, to: blocks, by: 2) {
+                var text = ""
+                let blockTotals = writeJSONLines(block(number), chunkSize: .max) { text = $0 }
+                oddBlocks.put((text, blockTotals))
+            }
         } : nil
-        var totals = writeJSONLines(items[..<(secondHalf == nil ? items.count : half)], to: sink)
-        if let secondHalf {
-            let (chunks, more) = secondHalf.join()
-            chunks.forEach(sink)
-            totals.add(more)
+        if let helper {
+            for number in 0..<blocks {
+                if number % 2 == 0 {
+                    totals.add(writeJSONLines(block(number), chunkSize: chunkSize, to: sink))
+                } else {
+                    let (text, blockTotals) = oddBlocks.take()!
+                    sink(text)
+                    totals.add(blockTotals)
+                }
+            }
+            helper.join()
+        } else {
+            totals = writeJSONLines(items[...], chunkSize: chunkSize, to: sink)
         }
         var summary = JSONLine(type: "summary")
         summary.add("files", items.count - totals.count[.extra, default: 0])
@@ -98,9 +115,12 @@ public enum PlanReport {
         }
     }
 
-    /// The lines of `items`, in chunks; returns their totals for the summary.
-    private static func writeJSONLines(_ items: ArraySlice<SyncPlan.Item>, to sink: (String) -> Void) -> LineTotals {
-        var out = OutputBuffer(capacity: chunkSize + 8192)
+    /// The lines of `items`, in chunks of about `chunkSize` bytes (one for `.max`); returns their
+    /// totals for the summary.
+    private static func writeJSONLines(
+        _ items: ArraySlice<SyncPlan.Item>, chunkSize: Int, to sink: (String) -> Void
+    ) -> LineTotals {
+        var out = OutputBuffer(capacity: min(chunkSize, items.count * 96) + 8192)
         defer { out.deallocate() }
         var counts = (0, 0, 0, 0)
         var bytes: (Int64, Int64, Int64, Int64) = (0, 0, 0, 0)
