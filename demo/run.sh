@@ -2,21 +2,23 @@
 # The main job end to end: generate ~1 GiB of sample assets, describe them in a
 # manifest, serve them with a local nginx, pull them into ./demo-cache, pull
 # again to show the no-op, and stop nginx (also on failure or Ctrl-C).
+# DEMO_UNIT (bytes, default 1 MiB) scales every sample file, for a quick run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-.build/release/assetsync}
 WORK=demo/out
 ASSETS=$WORK/assets
 CACHE=./demo-cache
+UNIT=${DEMO_UNIT:-1048576}
 mkdir -p "$WORK"
 
 # 1. Sample assets (random bytes, made once): a 512 MiB "video", zip-sized packs, a nested folder.
-make_file() {  # path size-in-MiB
-    [ -f "$ASSETS/$1" ] && [ "$(stat -c %s "$ASSETS/$1")" -eq $(($2 * 1048576)) ] && return
+make_file() {  # path size-in-units
+    [ -f "$ASSETS/$1" ] && [ "$(stat -c %s "$ASSETS/$1")" -eq $(($2 * UNIT)) ] && return
     mkdir -p "$(dirname "$ASSETS/$1")"
-    head -c $(($2 * 1048576)) /dev/urandom > "$ASSETS/$1.tmp" && mv "$ASSETS/$1.tmp" "$ASSETS/$1"
+    head -c $(($2 * UNIT)) /dev/urandom > "$ASSETS/$1.tmp" && mv "$ASSETS/$1.tmp" "$ASSETS/$1"
 }
-echo "== generating sample assets in $ASSETS (about 1 GiB, once)"
+echo "== generating sample assets in $ASSETS ($((1009 * UNIT)) bytes, made once)"
 make_file videos/intro.mp4 512
 make_file packs/level1.zip 160
 make_file packs/level2.zip 128
@@ -35,7 +37,12 @@ cleanup() {
     rm -rf "$NGINX_DIR"
 }
 trap cleanup EXIT INT TERM
+# Run as root, nginx's workers would be 'nobody', who cannot read a checkout under a private (0700)
+# directory such as root's home or a mktemp -d: they serve it as the user who runs the demo.
+USER_LINE=""
+[ "$(id -u)" = 0 ] && USER_LINE="user root;"
 cat > "$NGINX_DIR/nginx.conf" <<CONF
+$USER_LINE
 worker_processes 2;
 pid $NGINX_DIR/nginx.pid;
 error_log $NGINX_DIR/error.log;

@@ -30,7 +30,7 @@ import Testing
     @Test func linesFitTheWidthAndShortenNamesFromTheLeft() {
         let lines = ProgressLines.render(snapshot(done: 150 << 20), width: 60, rate: Double(10 << 20), transferRates: [:])
         #expect(lines[0] == "Pulling 1/3 files  150.0 MiB / 300.0 MiB  10.0 MiB/s")
-        #expect(lines[1] == "  …le-name-for-sounds.zip  [==>     ]  50.0 MiB / 200.0 MiB")
+        #expect(lines[1] == "  …name-for-sounds.zip  [==>     ]    50.0 MiB /  200.0 MiB")
         let wide = ProgressLines.render(snapshot(done: 150 << 20), width: 120, rate: Double(10 << 20), transferRates: [:])
         #expect(wide[0] == "Pulling 1/3 files  150.0 MiB / 300.0 MiB  10.0 MiB/s  ETA 0:15")
         #expect(lines.allSatisfy { $0.count < 60 })
@@ -39,6 +39,27 @@ import Testing
         #expect(ProgressLines.bar(5, of: 10, width: 12) == "[=====>    ]")
         #expect(ProgressLines.bar(10, of: 10, width: 6) == "[====]")
         #expect(ProgressLines.clock(3725) == "1:02:05")
+    }
+
+    @Test("item 25: path, bar and figures keep fixed columns whatever the sizes' widths")
+    func columnsLineUp() {
+        let transfers: [ProgressSnapshot.Transfer] = [
+            .init(path: "a.bin", size: 12, done: 3),
+            .init(path: "packs/level1.zip", size: 5 << 10, done: 1 << 10),
+            .init(path: "videos/a-very-long-name-for-the-intro-video.mp4", size: (1 << 30) - (100 << 10), done: 700 << 20),
+            .init(path: "big.pak", size: 3 << 40, done: 2 << 30),
+        ]
+        let snapshot = ProgressSnapshot(filesDone: 0, filesTotal: 4, bytesDone: 0, bytesTotal: 1, transfers: transfers)
+        let rates: [String: Double] = ["a.bin": 12, "big.pak": Double(900 << 20)]
+        for width in [40, 60, 80, 120] {
+            let lines = ProgressLines.render(snapshot, width: width, rate: nil, transferRates: rates).dropFirst()
+            #expect(lines.allSatisfy { $0.count < width }, "width \(width)")
+            #expect(Set(lines.map(\.count)).count == 1, "every transfer line as wide as the others at width \(width): \(lines)")
+            for mark in ["[", "]", "/ "] {
+                let columns = Set(lines.map { line in line.firstRange(of: mark).map { line.distance(from: line.startIndex, to: $0.lowerBound) } })
+                #expect(columns.count == 1, "'\(mark)' in one column at width \(width): \(lines)")
+            }
+        }
     }
 
     @Test func liveBlockIsThrottledRedrawnInPlaceAndErasedAtTheEnd() {

@@ -16,15 +16,31 @@ public enum ProgressLines {
         // A narrow terminal loses the ETA, then the rate, rather than a word cut in half.
         while parts.count > 2, parts.joined(separator: "  ").count >= width { parts.removeLast() }
         var lines = [fit(parts.joined(separator: "  "), width)]
+        // Fixed columns, as cargo and docker draw them: the path, the bar and the figures start at the
+        // same place on every line, whatever the sizes' widths.
+        let barWidth = width >= 100 ? 30 : width >= 70 ? 20 : width >= 50 ? 10 : 0
+        let showsRate = width >= 70
+        let figuresWidth = Self.sizeWidth * 2 + 3 + (showsRate ? 2 + Self.rateWidth : 0)
+        let pathWidth = max(8, width - 1 - 2 - (barWidth > 0 ? barWidth + 2 : 0) - 2 - figuresWidth)
         for transfer in snapshot.transfers {
-            var tail = "  \(ByteCount.human(transfer.done)) / \(ByteCount.human(transfer.size))"
-            if let rate = transferRates[transfer.path], rate > 0 { tail += "  \(ByteCount.human(Int64(rate)))/s" }
-            let barWidth = width >= 100 ? 30 : width >= 70 ? 20 : width >= 50 ? 10 : 0
+            var figures = pad(ByteCount.human(transfer.done), Self.sizeWidth) + " / " + pad(ByteCount.human(transfer.size), Self.sizeWidth)
+            if showsRate {
+                let rate = transferRates[transfer.path].flatMap { $0 > 0 ? "\(ByteCount.human(Int64($0)))/s" : nil } ?? ""
+                figures += "  " + pad(rate, Self.rateWidth)
+            }
             let bar = barWidth > 0 ? "  " + self.bar(transfer.done, of: transfer.size, width: barWidth) : ""
-            let room = width - 1 - 2 - bar.count - tail.count
-            lines.append(fit("  " + shorten(QuotedValue.displayPath(transfer.path), to: max(8, room)) + bar + tail, width))
+            lines.append(fit("  " + shorten(QuotedValue.displayPath(transfer.path), to: pathWidth) + bar + "  " + figures, width))
         }
         return lines
+    }
+
+    /// The widest size `ByteCount.human` writes ("1023.9 MiB"), and the widest rate ("1023.9 MiB/s").
+    static let sizeWidth = 10
+    static let rateWidth = 12
+
+    /// Right-aligns `text` in a column of `width`.
+    static func pad(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
     }
 
     /// "[=======>      ]"

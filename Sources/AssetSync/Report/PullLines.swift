@@ -49,7 +49,17 @@ public enum PullLines {
             for (path, failure) in totals.failures { text += "  \(QuotedValue.displayPath(path)): \(describe(failure))\n" }
             for (path, error) in outcome.deletion.failures { text += "  \(QuotedValue.displayPath(path)): cannot delete: \(error)\n" }
         }
+        if let refusal = refusedEverywhere(totals) { text += refusal }
         return text
+    }
+
+    /// When the server refused every file (401/403 from every URL), the likely cause rather than a file at a time.
+    static func refusedEverywhere(_ totals: PullTotals) -> String? {
+        let statuses = Set(totals.failures.map(\.failure.httpStatus))
+        guard totals.new + totals.updated == 0, !statuses.isEmpty, statuses.isSubset(of: [401, 403]) else { return nil }
+        let codes = statuses.compactMap { $0 }.sorted().map { "HTTP \($0)" }.joined(separator: " or ")
+        return "The server refused access to every file (\(codes)): check that it may read the files it serves "
+            + "(permissions, a private directory) and that the credentials it needs are given (--header, --netrc).\n"
     }
 
     static func describe(_ failure: Failure) -> String {

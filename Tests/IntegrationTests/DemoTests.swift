@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+/// `make demo`'s script, run from a copy of the checkout in a private directory, as a new user's clone in
+/// root's home or in `mktemp -d` is.
+@Suite struct DemoTests {
+    @Test("item 17: the demo pulls every file from a checkout under a 0700 directory")
+    func demoRunsInAPrivateDirectory() throws {
+        let checkout = try TemporaryDirectory()
+        #expect(chmod(checkout.path, 0o700) == 0)
+        try FileManager.default.createDirectory(at: checkout.url.appendingPathComponent("demo"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: AssetSyncBinary.packageRoot.appendingPathComponent("demo/run.sh"),
+            to: checkout.url.appendingPathComponent("demo/run.sh"))
+        let log = checkout.url.appendingPathComponent("demo.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let output = try FileHandle(forWritingTo: log)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [checkout.path + "/demo/run.sh", AssetSyncBinary.url.path]
+        var environment = ProcessInfo.processInfo.environment
+        environment["DEMO_UNIT"] = "4096"  // the same files, 4 KiB per MiB: about 4 MiB in all
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(120)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        try output.close()
+        let text = try String(contentsOf: log, encoding: .utf8)
+        #expect(process.terminationStatus == 0, "demo/run.sh failed:\n\(text)")
+        #expect(text.contains("demo-cache holds 7 verified files"), "\(text)")
+        #expect(!text.contains("HTTP 403"), "\(text)")
+    }
+}
