@@ -4,7 +4,8 @@
 ///
 /// A path is hashed, and its directories recorded, while its bytes are still
 /// in the cache from being read and checked; only the whole-path table waits
-/// for the end, when every entry is known.
+/// for the end, when every entry is known. Paths are compared in their canonical
+/// form (`CanonicalPath`), so an NFC and an NFD spelling of one name clash.
 struct PathIndex {
     enum Problem {
         /// Entry `index` has the path of the earlier entry `earlier`.
@@ -16,6 +17,8 @@ struct PathIndex {
     /// Every directory prefix ("a/", "a/b/" of "a/b/c") of the paths so far.
     private var directories = PathTable(capacity: 1024)
     private var hashes: [UInt64] = []
+    /// The canonical forms of the paths that are not ASCII (the others are their own).
+    private var canonicalForms: [Int: String] = [:]
     private var previous = ""
 
     init(capacity: Int = 0) {
@@ -27,13 +30,18 @@ struct PathIndex {
     /// table and is not looked up again.
     mutating func add(_ index: Int, of entries: UnsafeBufferPointer<ManifestEntry>) {
         var path = entries[index].path
+        if let canonical = CanonicalPath.nonASCIIForm(of: path) {
+            canonicalForms[index] = canonical
+            path = canonical
+        }
+        let keys = PathTable.Keys(entries: entries, canonicalForms: canonicalForms)
         let hash = path.withUTF8 { bytes in
             let shared = previous.withUTF8 { Self.commonPrefixCount(bytes, $0) }
             var hash = PathTable.seed
             for offset in 0..<bytes.count {
                 let byte = bytes[offset]
                 if byte == UInt8(ascii: "/"), offset >= shared {
-                    _ = directories.insert(prefixOf: index, count: offset, hash: hash, in: entries)
+                    _ = directories.insert(prefixOf: index, count: offset, hash: hash, in: keys)
                 }
                 hash = PathTable.mix(hash, byte)
             }
@@ -48,15 +56,16 @@ struct PathIndex {
     /// access per entry, which the processor can overlap.
     func firstProblem(in entries: UnsafeBufferPointer<ManifestEntry>) -> Problem? {
         var files = PathTable(capacity: entries.count)
+        let keys = PathTable.Keys(entries: entries, canonicalForms: canonicalForms)
         for index in entries.indices {
-            let count = entries[index].path.utf8.count
-            if let earlier = files.insert(prefixOf: index, count: count, hash: hashes[index], in: entries) {
+            let count = keys.key(index).utf8.count
+            if let earlier = files.insert(prefixOf: index, count: count, hash: hashes[index], in: keys) {
                 return .duplicate(index, earlier: earlier)
             }
         }
         for index in entries.indices {
-            let count = entries[index].path.utf8.count
-            if let other = directories.find(prefixOf: index, count: count, hash: hashes[index], in: entries) {
+            let count = keys.key(index).utf8.count
+            if let other = directories.find(prefixOf: index, count: count, hash: hashes[index], in: keys) {
                 return .directoryOfAnother(index, other: other)
             }
         }
