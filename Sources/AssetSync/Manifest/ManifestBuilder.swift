@@ -147,6 +147,14 @@ struct ManifestBuilder {
                     "path is a file here but a directory of \(QuotedValue.quote(entries[other].path)) (\(describe(other)))",
                     value: QuotedValue.quote(entries[index].path)),
                 at: positions[index], entry: index)
+        case let .directorySpelledTwice(index, other, directory)?:
+            let spelling = PathIndex.directories(directory, of: entries[index].path)
+            throw error(
+                RuleViolation(
+                    "path's directory \(QuotedValue.quote(spelling)) is spelled in another Unicode normalization form in "
+                        + "\(QuotedValue.quote(entries[other].path)) (\(describe(other))); a cache could not hold both",
+                    value: QuotedValue.quote(entries[index].path)),
+                at: positions[index], entry: index)
         }
     }
 

@@ -12,6 +12,9 @@ struct PathIndex {
         case duplicate(Int, earlier: Int)
         /// Entry `index`'s path is a directory of entry `other`'s.
         case directoryOfAnother(Int, other: Int)
+        /// Entry `index`'s directory `directory` is spelled in another Unicode normalization form in
+        /// entry `other`'s path: one directory on macOS, two on Linux.
+        case directorySpelledTwice(Int, other: Int, directory: Int)
     }
 
     /// Every directory prefix ("a/", "a/b/" of "a/b/c") of the paths so far.
@@ -20,6 +23,8 @@ struct PathIndex {
     /// The canonical forms of the paths that are not ASCII (the others are their own).
     private var canonicalForms: [Int: String] = [:]
     private var previous = ""
+    private var previousIsASCII = true
+    private var spelledTwice: Problem?
 
     init(capacity: Int = 0) {
         hashes.reserveCapacity(capacity)
@@ -30,18 +35,30 @@ struct PathIndex {
     /// table and is not looked up again.
     mutating func add(_ index: Int, of entries: UnsafeBufferPointer<ManifestEntry>) {
         var path = entries[index].path
-        if let canonical = CanonicalPath.nonASCIIForm(of: path) {
+        let canonical = CanonicalPath.nonASCIIForm(of: path)
+        if let canonical {
             canonicalForms[index] = canonical
             path = canonical
         }
         let keys = PathTable.Keys(entries: entries, canonicalForms: canonicalForms)
+        // Prefixes shared with the previous path are skipped only when both are ASCII: otherwise the
+        // same canonical directory may be spelled differently, which the lookup must see.
+        let compareSpelling = canonical != nil || !canonicalForms.isEmpty
+        let skipsShared = canonical == nil && previousIsASCII
         let hash = path.withUTF8 { bytes in
-            let shared = previous.withUTF8 { Self.commonPrefixCount(bytes, $0) }
+            let shared = skipsShared ? previous.withUTF8 { Self.commonPrefixCount(bytes, $0) } : 0
             var hash = PathTable.seed
+            var slashes = 0
             for offset in 0..<bytes.count {
                 let byte = bytes[offset]
-                if byte == UInt8(ascii: "/"), offset >= shared {
-                    _ = directories.insert(prefixOf: index, count: offset, hash: hash, in: keys)
+                if byte == UInt8(ascii: "/") {
+                    slashes += 1
+                    if offset >= shared,
+                       let other = directories.insert(prefixOf: index, count: offset, hash: hash, in: keys),
+                       compareSpelling, spelledTwice == nil,
+                       !Self.sameSpelling(entries[index].path, entries[other].path, directories: slashes) {
+                        spelledTwice = .directorySpelledTwice(index, other: other, directory: slashes)
+                    }
                 }
                 hash = PathTable.mix(hash, byte)
             }
@@ -49,9 +66,25 @@ struct PathIndex {
         }
         hashes.append(hash)
         previous = path
+        previousIsASCII = canonical == nil
     }
 
-    /// The first duplicate path in entry order, else the first path that is another's directory.
+    /// Whether `a` and `b` spell their first `count` directories with the same bytes.
+    private static func sameSpelling(_ a: String, _ b: String, directories count: Int) -> Bool {
+        a.utf8.split(separator: UInt8(ascii: "/"), maxSplits: count, omittingEmptySubsequences: false).prefix(count)
+            .elementsEqual(
+                b.utf8.split(separator: UInt8(ascii: "/"), maxSplits: count, omittingEmptySubsequences: false).prefix(count),
+                by: { $0.elementsEqual($1) })
+    }
+
+    /// The first `count` directories of `path` ("a/b/" of "a/b/c" for 2), as written.
+    static func directories(_ count: Int, of path: String) -> String {
+        let parts = path.split(separator: "/", maxSplits: count, omittingEmptySubsequences: false)
+        return parts.prefix(count).joined(separator: "/") + "/"
+    }
+
+    /// The first duplicate path in entry order, else the first path that is another's directory,
+    /// else the first directory spelled in two normalization forms.
     /// The whole paths go into their table in a short loop over the hashes: one random memory
     /// access per entry, which the processor can overlap.
     func firstProblem(in entries: UnsafeBufferPointer<ManifestEntry>) -> Problem? {
@@ -69,7 +102,7 @@ struct PathIndex {
                 return .directoryOfAnother(index, other: other)
             }
         }
-        return nil
+        return spelledTwice
     }
 
     /// How many leading bytes `a` and `b` share.
