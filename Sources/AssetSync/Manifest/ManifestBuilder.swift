@@ -152,7 +152,7 @@ struct ManifestBuilder {
             throw error(
                 RuleViolation(
                     "path's directory \(QuotedValue.quote(spelling)) is spelled in another Unicode normalization form in "
-                        + "\(QuotedValue.quote(entries[other].path)) (\(describe(other))); a cache could not hold both",
+                        + "\(QuotedValue.quote(entries[other].path)) (\(describe(other)))",
                     value: QuotedValue.quote(entries[index].path)),
                 at: positions[index], entry: index)
         }
