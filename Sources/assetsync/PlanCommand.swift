@@ -8,7 +8,7 @@ enum PlanCommand {
             ? try CommandSteps.fetchManifest(source, cache: nil, options: TransferOptions(), console: console)
             : try CommandSteps.readManifest(source, console: console)
         let root = try CommandSteps.resolveDest(arguments, console: console)
-        let cache: [String: LocalItem]
+        let cache: CacheListing
         do {
             cache = try CacheScanner.scan(root: root)
         } catch {

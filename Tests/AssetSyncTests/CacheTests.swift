@@ -38,10 +38,12 @@ import Testing
                 bytesWritten: 0)
             try partial.saveRecord()
         }
-        let resumed = try PartialFile(root: root, entry: entry, name: name, buffer: buffer)
-        #expect(resumed.offset == 5)
-        try Array(" world".utf8).withUnsafeBytes { try resumed.append($0) }
-        #expect(resumed.crc.value == entry.crc32)
+        do {  // released before the next open: a partial has one writer at a time
+            let resumed = try PartialFile(root: root, entry: entry, name: name, buffer: buffer)
+            #expect(resumed.offset == 5)
+            try Array(" world".utf8).withUnsafeBytes { try resumed.append($0) }
+            #expect(resumed.crc.value == entry.crc32)
+        }
 
         // A changed manifest entry (other CRC) never continues those bytes.
         var changed = entry

@@ -118,6 +118,10 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
     case system(SystemError)
     /// Something other than a directory sits where the manifest needs a directory or a file.
     case obstructed(path: String, by: LocalItem.Kind)
+    /// Another process holds the partial's lock: it is writing that file now.
+    case partialInUse(path: String)
+    /// The partial on disk is not what this run wrote (truncated or replaced by another writer).
+    case partialChanged(path: String, detail: String)
 
     public var description: String {
         switch self {
@@ -126,6 +130,11 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
             let what = kind == .regular ? "a file" : kind == .directory ? "a directory" : "a \(kind.rawValue) file"
             return "'\(path)' is \(what), where the manifest needs \(kind == .directory ? "a file" : "a directory"); "
                 + "move it away or run with --delete"
+        case .partialInUse(let path):
+            return "'\(path)' is being written by another process (a second assetsync that ignored DEST's lock?); "
+                + "it was left alone: run again when that process has finished"
+        case .partialChanged(let path, let detail):
+            return "'\(path)' changed on disk while this run wrote it (\(detail)); another process wrote to it, so it was not committed"
         }
     }
 

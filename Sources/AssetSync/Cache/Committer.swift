@@ -25,10 +25,13 @@ enum Committer {
 
     /// Commits verified partials as one group: their data made durable (`fdatasync` for
     /// one file, a single `syncfs` for several, which costs one journal commit instead of
-    /// one per file), the mode set, each `renameat` into place (replacing a symlink there,
-    /// never writing through it), then each parent directory fsynced once.
+    /// one per file), each checked to be still the file this run wrote and of the manifest's
+    /// size, the mode set, each `renameat` into place (replacing a symlink there, never
+    /// writing through it), then each parent directory fsynced once.
     /// Returns, in order, nil for each committed partial or the error that stopped it.
-    static func commit(_ partials: [PartialFile]) -> [CacheError?] {
+    static func commit(
+        _ partials: [PartialFile], syncingDirectoriesWith syncDirectory: (Int32) -> Int32 = { fsync($0) }
+    ) -> [CacheError?] {
         guard let first = partials.first else { return [] }
         var errors = [CacheError?](repeating: nil, count: partials.count)
         let durable = partials.count == 1 ? fdatasync(first.fd) : asc_syncfs(first.fd)
@@ -36,59 +39,141 @@ enum Committer {
             let error = CacheError.system(SystemError(partials.count == 1 ? "fsync" : "syncfs", path: first.displayPath))
             return errors.map { _ in error }
         }
-        var parents: [Substring: Int32] = [:]
-        defer { for fd in parents.values { close(fd) } }
-        var touched: [Substring: String] = [:]
+        var moves = [Move?](repeating: nil, count: partials.count)
         for (index, partial) in partials.enumerated() {
-            let path = partial.entry.path
-            let parentPath = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[..<$0] } ?? ""
             do throws(CacheError) {
+                try checkOnDisk(partial)
                 guard fchmod(partial.fd, fileMode) == 0 else { throw .system(SystemError("chmod", path: partial.displayPath)) }
-                let parent: Int32
-                if let open = parents[parentPath] {
-                    parent = open
-                } else {
-                    parent = try partial.root.openParent(of: path)
-                    parents[parentPath] = parent
-                }
-                try rename(partial.partName, from: partial.root.partialFD, to: path, in: parent, root: partial.root)
-                touched[parentPath] = partial.root.path + "/" + path
-                unlinkat(partial.root.partialFD, partial.recordName, 0)
+                moves[index] = Move(name: partial.partName, path: partial.entry.path)
             } catch {
                 errors[index] = error
             }
         }
-        for (parentPath, display) in touched where fsync(parents[parentPath]!) != 0 {
-            let error = CacheError.system(SystemError("fsync", path: display))
-            for (index, partial) in partials.enumerated() where errors[index] == nil && partial.entry.path.hasPrefix(parentPath) {
-                errors[index] = error
-            }
+        place(moves, in: first.root, errors: &errors, syncDirectory: syncDirectory) { index in
+            unlinkat(first.root.partialFD, partials[index].recordName, 0)
         }
         return errors
     }
 
-    /// Makes an empty file visible at `entry.path`: nothing to download for size 0.
-    @discardableResult
-    static func commitEmpty(_ entry: ManifestEntry, in root: CacheRoot) throws(CommitError) -> StateIndex.Record {
-        guard entry.crc32 == 0 else {
-            throw .mismatch("the manifest gives size 0 with CRC-32 \(CRC32Text.hex(entry.crc32)), but an empty file's is 00000000")
+    /// Proves that the bytes on disk are the ones this run wrote and counted (invariant 9): the
+    /// partial's name still leads to the open file, which holds exactly the manifest's size. A
+    /// partial truncated or replaced by another writer is never committed.
+    private static func checkOnDisk(_ partial: PartialFile) throws(CacheError) {
+        var open = stat()
+        guard fstat(partial.fd, &open) == 0 else { throw .system(SystemError("stat", path: partial.displayPath)) }
+        var named = stat()
+        guard fstatat(partial.root.partialFD, partial.partName, &named, AT_SYMLINK_NOFOLLOW) == 0 else {
+            throw .partialChanged(path: partial.displayPath, detail: "it was removed")
         }
-        let name = PartialFile.name(for: entry.path) + ".empty"
-        let fd = openat(root.partialFD, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, fileMode)
-        guard fd >= 0 else { throw .local(.system(SystemError("open", path: root.path + "/.assetsync/partial/" + name))) }
-        fchmod(fd, fileMode)
+        guard named.st_dev == open.st_dev, named.st_ino == open.st_ino else {
+            throw .partialChanged(path: partial.displayPath, detail: "another file took its name")
+        }
+        guard Int64(open.st_size) == partial.entry.size else {
+            throw .partialChanged(path: partial.displayPath, detail: "\(open.st_size) bytes on disk, expected \(partial.entry.size)")
+        }
+    }
+
+    /// How many empty entries one group commits: each holds no descriptor, so a group can be large.
+    static let emptyGroupSize = 4096
+
+    /// Makes empty files visible at their entries' paths, as one group like `commit`'s: each created
+    /// afresh in `partial/` (never through an existing inode), one `syncfs`, the renames, then each
+    /// parent directory fsynced once. Returns, in order, each file's state record or why it failed.
+    static func commitEmpty(
+        _ entries: [ManifestEntry], in root: CacheRoot, syncingDirectoriesWith syncDirectory: (Int32) -> Int32 = { fsync($0) }
+    ) -> [Result<StateIndex.Record, CommitError>] {
+        var results = [Result<StateIndex.Record, CommitError>](repeating: .failure(.mismatch("")), count: entries.count)
+        var moves = [Move?](repeating: nil, count: entries.count)
+        let names = TransferEngine.uniquePartialNames(entries.map(\.path))
+        for (index, entry) in entries.enumerated() {
+            guard entry.crc32 == 0 else {
+                results[index] = .failure(.mismatch(
+                    "the manifest gives size 0 with CRC-32 \(CRC32Text.hex(entry.crc32)), but an empty file's is 00000000"))
+                continue
+            }
+            let name = names[entry.path]! + ".empty"
+            do throws(CacheError) {
+                results[index] = .success(try createEmpty(name, in: root))
+                moves[index] = Move(name: name, path: entry.path)
+            } catch {
+                results[index] = .failure(.local(error))
+            }
+        }
+        guard moves.contains(where: { $0 != nil }) else { return results }
+        guard asc_syncfs(root.partialFD) == 0 else {
+            let error = CommitError.local(.system(SystemError("syncfs", path: root.path + "/.assetsync/partial")))
+            for index in moves.indices where moves[index] != nil {
+                unlinkat(root.partialFD, moves[index]!.name, 0)
+                results[index] = .failure(error)
+            }
+            return results
+        }
+        var errors = [CacheError?](repeating: nil, count: entries.count)
+        place(moves, in: root, errors: &errors, syncDirectory: syncDirectory) { _ in }
+        for index in errors.indices {
+            guard let error = errors[index] else { continue }
+            results[index] = .failure(.local(error))
+            unlinkat(root.partialFD, moves[index]!.name, 0)  // still there when the rename failed
+        }
+        return results
+    }
+
+    /// Creates the empty file `name` in `partial/` with the committed mode, removing (by name) any
+    /// leftover of that name first; returns the state record it will have once renamed.
+    private static func createEmpty(_ name: String, in root: CacheRoot) throws(CacheError) -> StateIndex.Record {
+        let display = root.path + "/.assetsync/partial/" + name
+        var fd = openat(root.partialFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, fileMode)
+        if fd < 0, errno == EEXIST, unlinkat(root.partialFD, name, 0) == 0 {
+            fd = openat(root.partialFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, fileMode)
+        }
+        guard fd >= 0 else { throw .system(SystemError("open", path: display)) }
+        defer { close(fd) }
         var status = stat()
-        fstat(fd, &status)
-        close(fd)
-        do throws(CacheError) {
-            let parent = try root.openParent(of: entry.path)
-            defer { close(parent) }
-            try rename(name, from: root.partialFD, to: entry.path, in: parent, root: root)
-            guard fsync(parent) == 0 else { throw .system(SystemError("fsync", path: root.path + "/" + entry.path)) }
-        } catch {
-            throw .local(error)
-        }
+        guard fchmod(fd, fileMode) == 0, fstat(fd, &status) == 0 else { throw .system(SystemError("chmod", path: display)) }
         return StateIndex.Record(LocalItem(status), crc32: 0)
+    }
+
+    /// A file in `partial/` and the entry path it becomes.
+    private struct Move {
+        var name: String
+        var path: String
+    }
+
+    /// Renames each move's file from `partial/` to its path, then fsyncs each parent directory once.
+    /// A failed directory fsync fails exactly the files renamed into that directory, and the error
+    /// names that directory. `renamed` is called for each file once it is in place.
+    private static func place(
+        _ moves: [Move?], in root: CacheRoot, errors: inout [CacheError?], syncDirectory: (Int32) -> Int32,
+        renamed: (Int) -> Void
+    ) {
+        var parents: [Substring: Int32] = [:]
+        defer { for fd in parents.values { close(fd) } }
+        /// For each parent directory, the indexes of the files renamed into it.
+        var placed: [Substring: [Int]] = [:]
+        for (index, move) in moves.enumerated() {
+            guard let move else { continue }
+            let parentPath = move.path.utf8.lastIndex(of: UInt8(ascii: "/")).map { move.path[..<$0] } ?? ""
+            do throws(CacheError) {
+                let parent: Int32
+                if let open = parents[parentPath] {
+                    parent = open
+                } else {
+                    parent = try root.openParent(of: move.path)
+                    parents[parentPath] = parent
+                }
+                try rename(move.name, from: root.partialFD, to: move.path, in: parent, root: root)
+                placed[parentPath, default: []].append(index)
+                renamed(index)
+            } catch {
+                errors[index] = error
+            }
+        }
+        for (parentPath, indexes) in placed where syncDirectory(parents[parentPath]!) != 0 {
+            let code = errno
+            let error = CacheError.system(
+                SystemError("fsync", path: parentPath.isEmpty ? root.path : root.path + "/" + parentPath, code: code))
+            for index in indexes { errors[index] = error }
+        }
     }
 
     /// Renames `name` in `directory` to the last component of `path` in `parent`; a directory in its place is an obstruction.

@@ -30,7 +30,7 @@ public enum ExtraRemoval {
             } catch {
                 switch error {
                 case .system(let failure): outcome.failures.append((path, failure))
-                case .obstructed: outcome.failures.append((path, SystemError("unlink", path: root.path + "/" + path, code: ENOTDIR)))
+                case .obstructed, .partialInUse, .partialChanged: outcome.failures.append((path, SystemError("unlink", path: root.path + "/" + path, code: ENOTDIR)))
                 }
             }
         }

@@ -20,28 +20,63 @@ final class PartialFile {
     var recordName: String { name + ".resume" }
     var displayPath: String { root.path + "/.assetsync/partial/" + partName }
 
-    /// Opens the partial for `entry`. A matching record with a validator resumes
-    /// from the bytes on disk (re-read to rebuild the CRC); anything else starts from zero.
-    init(root: CacheRoot, entry: ManifestEntry, name: String, buffer: UnsafeMutableRawBufferPointer) throws(SystemError) {
+    /// Opens the partial for `entry` and takes its lock: a partial has one writer (invariant 9),
+    /// so one that another process holds locked is left alone, never truncated. A matching record
+    /// with a validator resumes from the bytes on disk (re-read to rebuild the CRC); anything
+    /// else starts from zero.
+    init(root: CacheRoot, entry: ManifestEntry, name: String, buffer: UnsafeMutableRawBufferPointer) throws(CacheError) {
         self.root = root
         self.entry = entry
         self.name = name
+        fd = try Self.openLocked(in: root, name + ".part")
         let path = root.path + "/.assetsync/partial/" + name + ".part"
-        let opened = openat(root.partialFD, name + ".part", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard opened >= 0 else { throw SystemError("open", path: path) }
-        fd = opened
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { throw SystemError("stat", path: path) }
-        let onDisk = Int64(status.st_size)
-        if let record = Self.loadRecord(root: root, name: name), record.matches(entry), record.ifRange != nil,
-           onDisk > 0, onDisk <= entry.size {
-            self.record = record
-            crc = CRC32(resumingFrom: try CRC32.of(fd: fd, length: onDisk, buffer: buffer, path: path))
-            offset = onDisk
-            writebackStart = onDisk
-        } else {
-            try restart()
+        do throws(SystemError) {
+            var status = stat()
+            guard fstat(fd, &status) == 0 else { throw SystemError("stat", path: path) }
+            let onDisk = Int64(status.st_size)
+            if let record = Self.loadRecord(root: root, name: name), record.matches(entry), record.ifRange != nil,
+               onDisk > 0, onDisk <= entry.size {
+                self.record = record
+                crc = CRC32(resumingFrom: try CRC32.of(fd: fd, length: onDisk, buffer: buffer, path: path))
+                offset = onDisk
+                writebackStart = onDisk
+            } else {
+                try restart()
+            }
+        } catch {
+            throw .system(error)
         }
+    }
+
+    /// Opens `partName` for writing with an exclusive lock, without following a link or blocking.
+    /// Anything but a regular file with one link (a FIFO, a hard link planted to make assetsync
+    /// write elsewhere) is unlinked, by name only, and created afresh.
+    private static func openLocked(in root: CacheRoot, _ partName: String) throws(CacheError) -> Int32 {
+        let display = root.path + "/.assetsync/partial/" + partName
+        for _ in 0..<4 {
+            let fd = openat(root.partialFD, partName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+            guard fd >= 0 else {
+                guard errno == ELOOP || errno == ENXIO, unlinkat(root.partialFD, partName, 0) == 0 else {
+                    throw .system(SystemError("open", path: display))
+                }
+                continue
+            }
+            if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                let error: CacheError = errno == EWOULDBLOCK ? .partialInUse(path: display) : .system(SystemError("lock", path: display))
+                close(fd)
+                throw error
+            }
+            var status = stat()
+            guard fstat(fd, &status) == 0 else {
+                let error = SystemError("stat", path: display)
+                close(fd)
+                throw .system(error)
+            }
+            if status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1 { return fd }
+            close(fd)
+            guard unlinkat(root.partialFD, partName, 0) == 0 else { throw .system(SystemError("unlink", path: display)) }
+        }
+        throw .system(SystemError("open", path: display, code: ELOOP))
     }
 
     deinit { close(fd) }
@@ -115,12 +150,16 @@ final class PartialFile {
         return String(validating: bytes[0..<got], as: UTF8.self).flatMap(ResumeRecord.init(decoding:))
     }
 
-    /// The name of an entry's partial: a 64-bit FNV-1a of its path, in hex.
+    /// The name of an entry's partial: a 64-bit FNV-1a of its path's canonical form, in hex, so that
+    /// paths `String` calls equal (NFC and NFD spellings) have one partial name.
     static func name(for path: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in path.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
+        let hash = CanonicalPath.withBytes(of: path) { bytes in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01B3
+            }
+            return hash
         }
         let digits = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits

@@ -1,6 +1,6 @@
 /// Gathers the entries a reader has checked one by one, then applies the
-/// rules that span entries: URL resolution against `base`, duplicate paths,
-/// and a path that is also another entry's directory.
+/// rules that span entries: URL resolution against `base`, duplicate paths
+/// (canonically equivalent ones too), and a path that is also another entry's directory.
 struct ManifestBuilder {
     /// How errors name an entry: by position in XML, by index in JSON.
     enum Style { case xml, json }
@@ -134,13 +134,25 @@ struct ManifestBuilder {
         case nil:
             return
         case let .duplicate(index, earlier)?:
+            // Canonically equivalent but not the same bytes: one name in NFC and NFD, which look alike.
+            let spelling = entries[index].path.utf8.elementsEqual(entries[earlier].path.utf8)
+                ? "" : ", in another Unicode normalization form"
             throw error(
-                RuleViolation("path is listed twice (also \(describe(earlier)))", value: QuotedValue.quote(entries[index].path)),
+                RuleViolation(
+                    "path is listed twice (also \(describe(earlier))\(spelling))", value: QuotedValue.quote(entries[index].path)),
                 at: positions[index], entry: index)
         case let .directoryOfAnother(index, other)?:
             throw error(
                 RuleViolation(
                     "path is a file here but a directory of \(QuotedValue.quote(entries[other].path)) (\(describe(other)))",
+                    value: QuotedValue.quote(entries[index].path)),
+                at: positions[index], entry: index)
+        case let .directorySpelledTwice(index, other, directory)?:
+            let spelling = PathIndex.directories(directory, of: entries[index].path)
+            throw error(
+                RuleViolation(
+                    "path's directory \(QuotedValue.quote(spelling)) is spelled in another Unicode normalization form in "
+                        + "\(QuotedValue.quote(entries[other].path)) (\(describe(other)))",
                     value: QuotedValue.quote(entries[index].path)),
                 at: positions[index], entry: index)
         }

@@ -22,9 +22,12 @@ public enum ManifestWriter {
         do { try builder.setBase(base, at: SourcePosition(line: 1, column: 1)) } catch {
             throw .base(error.problem + (error.value.map { ": " + $0 } ?? ""))
         }
-        let items: [String: LocalItem]
-        do { items = try CacheScanner.scan(root: directory) } catch { throw .scan(error) }
-        let paths = items.filter { $0.value.kind == .regular }.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let listing: CacheListing
+        do { listing = try CacheScanner.scan(root: directory) } catch { throw .scan(error) }
+        if let twin = listing.twins.first {
+            throw .unrepresentable(path: twin.path, rule: "path is another Unicode normalization form of a path already listed")
+        }
+        let paths = listing.items.filter { $0.value.kind == .regular }.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         for path in paths {
             do { _ = try ManifestRules.path(path) } catch { throw .unrepresentable(path: path, rule: error.problem) }
         }

@@ -13,6 +13,18 @@ struct PathTable {
         var hash: UInt64 = 0
     }
 
+    /// The byte strings members are prefixes of: each entry's path in its canonical form.
+    struct Keys {
+        let entries: UnsafeBufferPointer<ManifestEntry>
+        /// The canonical forms of the paths that are not ASCII.
+        let canonicalForms: [Int: String]
+
+        @inline(__always)
+        func key(_ index: Int) -> String {
+            canonicalForms.isEmpty ? entries[index].path : canonicalForms[index] ?? entries[index].path
+        }
+    }
+
     private var slots: [Slot]
     private var mask: Int
     private var count = 0
@@ -30,12 +42,12 @@ struct PathTable {
     @inline(__always)
     static func mix(_ hash: UInt64, _ byte: UInt8) -> UInt64 { (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
 
-    /// Inserts the first `count` bytes of entry `index`'s path unless an equal member exists;
+    /// Inserts the first `count` bytes of entry `index`'s key unless an equal member exists;
     /// returns the entry index of that member, or nil when inserted.
     mutating func insert(
-        prefixOf index: Int, count: Int, hash: UInt64, in entries: UnsafeBufferPointer<ManifestEntry>
+        prefixOf index: Int, count: Int, hash: UInt64, in keys: Keys
     ) -> Int? {
-        if let found = find(prefixOf: index, count: count, hash: hash, in: entries) { return found }
+        if let found = find(prefixOf: index, count: count, hash: hash, in: keys) { return found }
         if (self.count + 1) * 2 > slots.count { grow() }
         slots.withUnsafeMutableBufferPointer { slots in
             var slot = Int(truncatingIfNeeded: hash) & mask
@@ -46,17 +58,17 @@ struct PathTable {
         return nil
     }
 
-    /// The entry index of the member equal to the first `count` bytes of entry `index`'s path, if any.
-    /// Paths are read only when the hashes and lengths match.
+    /// The entry index of the member equal to the first `count` bytes of entry `index`'s key, if any.
+    /// Keys are read only when the hashes and lengths match.
     func find(
-        prefixOf index: Int, count: Int, hash: UInt64, in entries: UnsafeBufferPointer<ManifestEntry>
+        prefixOf index: Int, count: Int, hash: UInt64, in keys: Keys
     ) -> Int? {
         slots.withUnsafeBufferPointer { slots in
             var slot = Int(truncatingIfNeeded: hash) & mask
             while slots[slot].entry >= 0 {
                 if slots[slot].hash == hash, Int(slots[slot].length) == count {
                     let other = Int(slots[slot].entry)
-                    if Self.prefixesEqual(entries[index].path, entries[other].path, count: count) { return other }
+                    if Self.prefixesEqual(keys.key(index), keys.key(other), count: count) { return other }
                 }
                 slot = (slot + 1) & mask
             }

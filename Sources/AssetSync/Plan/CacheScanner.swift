@@ -1,23 +1,31 @@
 import Glibc
 
 /// Walks a cache directory without following any symlink and without reading
-/// file contents, recording every item by its path relative to the root.
+/// file contents, recording every item by its path relative to the root (its
+/// bytes: see `CacheListing`).
 /// `.assetsync/` at the top is assetsync's own and is skipped.
 public enum CacheScanner {
     /// Scans `root`, which the caller has already resolved; a missing root is an empty cache.
-    public static func scan(root: String) throws(SystemError) -> [String: LocalItem] {
+    public static func scan(root: String) throws(SystemError) -> CacheListing {
         let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd < 0 {
-            if errno == ENOENT { return [:] }
+            if errno == ENOENT { return CacheListing() }
             throw SystemError("open", path: root)
         }
         var found: [(path: String, item: LocalItem)] = []
         var path: [UInt8] = []
         try walk(directory: fd, displayPath: root, path: &path, into: &found)
         // Sized once: growing a dictionary hashes every key again at each doubling.
-        var items = [String: LocalItem](minimumCapacity: found.count)
-        for (path, item) in found { items[path] = item }
-        return items
+        var listing = CacheListing(items: [String: LocalItem](minimumCapacity: found.count))
+        for (path, item) in found {
+            if let first = listing.items.updateValue(item, forKey: path) {
+                // Another spelling of a path found before (NFC and NFD): the key keeps the first spelling,
+                // so it gets its own item back, and this one is set aside.
+                listing.items[path] = first
+                listing.twins.append((path, item))
+            }
+        }
+        return listing
     }
 
     /// Reads one directory (taking ownership of `fd`), then descends into its subdirectories.

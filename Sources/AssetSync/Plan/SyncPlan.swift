@@ -29,7 +29,7 @@ public struct SyncPlan: Equatable, Sendable {
     ///
     /// The cache is only looked up, never copied: the extras are sought (on a copy, as entries
     /// are crossed off) only when the cache holds more files than the manifest matched.
-    public init(manifest: Manifest, cache: [String: LocalItem]) {
+    public init(manifest: Manifest, cache: CacheListing) {
         var items: [Item] = []
         items.reserveCapacity(manifest.entries.count)
         var matchedFiles = 0
@@ -37,7 +37,7 @@ public struct SyncPlan: Equatable, Sendable {
             for index in entries.indices {  // field by field: copying whole entries showed in profiles
                 let path = entries[index].path
                 let size = entries[index].size
-                let local = cache.isEmpty ? nil : cache[path]
+                let local = cache.isEmpty ? nil : cache.item(at: path)
                 let action: Action
                 switch local {
                 case nil: action = .new
@@ -48,10 +48,8 @@ public struct SyncPlan: Equatable, Sendable {
                 items.append(Item(action: action, path: path, size: size, local: local))
             }
         }
-        if cache.values.lazy.filter({ $0.kind != .directory }).count > matchedFiles {
-            var remaining = cache
-            for entry in manifest.entries { remaining.removeValue(forKey: entry.path) }
-            let extras = remaining.filter { $0.value.kind != .directory }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        if cache.fileCount > matchedFiles {
+            let extras = cache.files(notIn: manifest.entries.map(\.path)).sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
             for (path, local) in extras {
                 items.append(Item(action: .extra, path: path, size: local.size, local: local))
             }

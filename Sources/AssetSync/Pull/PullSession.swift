@@ -71,15 +71,22 @@ public struct PullSession {
         for (entry, verdict) in zip(toRead, ContentCheck.verdicts(of: toRead, in: root)) {
             proofs[entry.path] = verdict.proof
         }
+        var empties: [(entry: ManifestEntry, action: SyncPlan.Action)] = []
         for (entry, item) in items {
             if item.action == .check, proofs[entry.path] != nil {
                 finish(FileResult(path: entry.path, size: entry.size, action: .check, outcome: .current), into: &results)
             } else if entry.size == 0 {
-                let (result, proof) = commitEmpty(entry, action: item.action)
-                proofs[entry.path] = proof
-                finish(result, into: &results)
+                empties.append((entry, item.action))
             } else {
                 requests.append(TransferEngine.Request(entry: entry, action: item.action, urls: manifest.sources(of: entry)))
+            }
+        }
+        for start in stride(from: 0, to: empties.count, by: Committer.emptyGroupSize) {
+            let group = empties[start..<min(start + Committer.emptyGroupSize, empties.count)]
+            for (empty, outcome) in zip(group, Committer.commitEmpty(group.map(\.entry), in: root)) {
+                let (result, proof) = emptyResult(empty.entry, action: empty.action, outcome)
+                proofs[empty.entry.path] = proof
+                finish(result, into: &results)
             }
         }
         let toFetch = requests.reduce(Int64(0)) { $0 + $1.entry.size }
@@ -130,11 +137,13 @@ public struct PullSession {
         if next != previous { try next.save(to: root) }
     }
 
-    private func commitEmpty(_ entry: ManifestEntry, action: SyncPlan.Action) -> (FileResult, StateIndex.Record?) {
-        do {
-            let proof = try Committer.commitEmpty(entry, in: root)
+    private func emptyResult(
+        _ entry: ManifestEntry, action: SyncPlan.Action, _ outcome: Result<StateIndex.Record, CommitError>
+    ) -> (FileResult, StateIndex.Record?) {
+        switch outcome {
+        case .success(let proof):
             return (FileResult(path: entry.path, size: 0, action: action, outcome: .committed(transferred: 0)), proof)
-        } catch {
+        case .failure(let error):
             let failure: Failure
             switch error {
             case .mismatch(let reason): failure = Failure(isLocal: false, reason: reason)

@@ -122,7 +122,7 @@ final class TransferEngine {
         } catch {
             finish(FileResult(
                 path: request.entry.path, size: request.entry.size, action: request.action,
-                outcome: .failed(Failure(isLocal: true, reason: CacheError.system(error).description))))
+                outcome: .failed(Failure(isLocal: true, reason: error.description))))
             return nil
         }
     }
