@@ -3,9 +3,10 @@ import AssetSync
 /// `assetsync plan`: validate the manifest, scan the cache, print what a pull would do.
 enum PlanCommand {
     static func run(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) {
+        let options = try CommandSteps.networkOptions(arguments, command: "plan", console: console)
         let source = arguments.arguments[0]
         let manifest = CommandSteps.isURL(source)
-            ? try CommandSteps.fetchManifest(source, cache: nil, options: TransferOptions(), console: console)
+            ? try CommandSteps.fetchManifest(source, cache: nil, options: options, console: console)
             : try CommandSteps.readManifest(source, console: console)
         let root = try CommandSteps.resolveDest(arguments, console: console)
         let cache: [String: LocalItem]

@@ -8,8 +8,9 @@ enum VerifyCommand {
             var pull = arguments
             pull.flags.remove("--repair")
             pull.flags.insert("--verify")
-            return try PullCommand.run(pull, console: console)
+            return try PullCommand.run(pull, command: "verify", console: console)
         }
+        let options = try CommandSteps.networkOptions(arguments, command: "verify", console: console)
         let source = arguments.arguments[0]
         let local = CommandSteps.isURL(source) ? nil : try CommandSteps.readManifest(source, console: console)
         let root = try CommandSteps.openCache(arguments, console: console)
@@ -17,7 +18,7 @@ enum VerifyCommand {
         defer { withExtendedLifetime(lock) {} }
         let manifest: Manifest
         if let local { manifest = local } else {
-            manifest = try CommandSteps.fetchManifest(source, cache: root, options: TransferOptions(), console: console)
+            manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, console: console)
         }
         let started = MonotonicClock.now()
         let verdicts: [ContentCheck.Verdict]
