@@ -65,11 +65,11 @@ import Testing
     }
 
     @Test(arguments: [
-        (["plan"], "Error: Missing expected argument '<manifest>'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json]\n  See 'assetsync plan --help' for more information.\n"),
-        (["plan", "m.xml", "--dets", "x"], "Error: Unknown option '--dets'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json]\n  See 'assetsync plan --help' for more information.\n"),
-        (["plan", "m.xml", "--dest"], "Error: Missing value for '--dest <dir>'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json]\n  See 'assetsync plan --help' for more information.\n"),
-        (["plan", "m.xml", "n.xml"], "Error: Unexpected argument 'n.xml'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json]\n  See 'assetsync plan --help' for more information.\n"),
-        (["plan", "m.xml", "--json=yes"], "Error: '--json' does not take a value\nUsage: assetsync plan <manifest> [--dest <dir>] [--json]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan"], "Error: Missing expected argument '<manifest>'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan", "m.xml", "--dets", "x"], "Error: Unknown option '--dets'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan", "m.xml", "--dest"], "Error: Missing value for '--dest <dir>'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan", "m.xml", "n.xml"], "Error: Unexpected argument 'n.xml'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan", "m.xml", "--json=yes"], "Error: '--json' does not take a value\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]\n  See 'assetsync plan --help' for more information.\n"),
         (["pul", "m.xml"], "Error: Unknown subcommand 'pul'\nUsage: assetsync <subcommand>\n  See 'assetsync --help' for more information.\n"),
         (["--verbose"], "Error: Unknown option '--verbose'\nUsage: assetsync <subcommand>\n  See 'assetsync --help' for more information.\n"),
         (["help", "nope"], "Error: Unknown subcommand 'nope'\nUsage: assetsync <subcommand>\n  See 'assetsync --help' for more information.\n"),
