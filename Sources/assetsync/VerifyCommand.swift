@@ -39,7 +39,7 @@ enum VerifyCommand {
             let problem: (word: String, reason: String?)
             switch verdict {
             case .proven:
-                bytes += entry.size
+                bytes = bytes.addingSaturated(entry.size)
                 problem = ("", nil)
             case .missing:
                 missing += 1
@@ -52,7 +52,7 @@ enum VerifyCommand {
                 problem = ("corrupt", "size is \(size) bytes, expected \(entry.size)")
             case .wrongCRC(let crc):
                 corrupt += 1
-                bytes += entry.size
+                bytes = bytes.addingSaturated(entry.size)
                 problem = ("corrupt", "CRC-32 is \(CRC32Text.hex(crc)), expected \(CRC32Text.hex(entry.crc32))")
             case .unreadable(let error):
                 unreadable += 1

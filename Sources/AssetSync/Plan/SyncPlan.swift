@@ -73,11 +73,11 @@ public struct SyncPlan: Equatable, Sendable {
     public func bytes(_ action: Action) -> Int64 {
         items.withUnsafeBufferPointer { items in
             var total: Int64 = 0
-            for index in items.indices where items[index].action == action { total &+= items[index].size }
+            for index in items.indices where items[index].action == action { total = total.addingSaturated(items[index].size) }
             return total
         }
     }
 
     /// Bytes a pull downloads for certain: every new and changed file.
-    public var bytesToDownload: Int64 { bytes(.new) &+ bytes(.changed) }
+    public var bytesToDownload: Int64 { bytes(.new).addingSaturated(bytes(.changed)) }
 }

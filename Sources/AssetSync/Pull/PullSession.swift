@@ -82,8 +82,8 @@ public struct PullSession {
                 requests.append(TransferEngine.Request(entry: entry, action: item.action, urls: manifest.sources(of: entry)))
             }
         }
-        let toFetch = requests.reduce(Int64(0)) { $0 + $1.entry.size }
-        let have = requests.reduce(Int64(0)) { $0 + (kept[$1.entry.path] ?? 0) }
+        let toFetch = requests.lazy.map(\.entry.size).saturatingSum()
+        let have = requests.lazy.map { kept[$0.entry.path] ?? 0 }.saturatingSum()
         if let shortfall = DiskSpace.shortfall(in: root.path, toFetch: toFetch, alreadyHave: have) {
             throw .notEnoughSpace(shortfall)
         }

@@ -89,7 +89,7 @@ public enum PlanReport {
         var summary = JSONLine(type: "summary")
         summary.add("files", items.count - totals.count[.extra, default: 0])
         for action in SyncPlan.Action.allCases { summary.add(action.rawValue, totals.count[action, default: 0]) }
-        summary.add("bytes_to_download", totals.bytes[.new, default: 0] &+ totals.bytes[.changed, default: 0])
+        summary.add("bytes_to_download", totals.bytes[.new, default: 0].addingSaturated(totals.bytes[.changed, default: 0]))
         summary.add("bytes_to_check", totals.bytes[.check, default: 0])
         sink(summary.line)
     }
@@ -101,7 +101,7 @@ public enum PlanReport {
 
         mutating func add(_ other: LineTotals) {
             count.merge(other.count, uniquingKeysWith: +)
-            bytes.merge(other.bytes, uniquingKeysWith: &+)
+            bytes.merge(other.bytes) { $0.addingSaturated($1) }
         }
     }
 
@@ -130,10 +130,10 @@ public enum PlanReport {
                 let action = items[index].action
                 let size = items[index].size
                 switch action {
-                case .new: counts.0 += 1; bytes.0 &+= size
-                case .changed: counts.1 += 1; bytes.1 &+= size
-                case .check: counts.2 += 1; bytes.2 &+= size
-                case .extra: counts.3 += 1; bytes.3 &+= size
+                case .new: counts.0 += 1; bytes.0 = bytes.0.addingSaturated(size)
+                case .changed: counts.1 += 1; bytes.1 = bytes.1.addingSaturated(size)
+                case .check: counts.2 += 1; bytes.2 = bytes.2.addingSaturated(size)
+                case .extra: counts.3 += 1; bytes.3 = bytes.3.addingSaturated(size)
                 }
                 out.append(linePrefix(action))
                 let path = items[index].path
