@@ -22,5 +22,6 @@ enum PlanCommand {
         } else {
             PlanReport.writeTable(plan, to: console.out)
         }
+        try console.checkOutput("the plan", allowingClosedByReader: false)
     }
 }

@@ -60,6 +60,8 @@ enum PullCommand {
         }
         let status = Self.status(of: outcome)
         reporter.summarize(outcome, seconds: MonotonicClock.now() - started, exitCode: status.rawValue)
+        // The events only accompany the work: a reader that closed stdout stopped them, not the pull.
+        if status != .interrupted { try console.checkOutput("the JSON events", allowingClosedByReader: true) }
         if status != .success { throw status }
     }
 

@@ -93,6 +93,7 @@ enum VerifyCommand {
             line.add("exit_code", Int64(status.rawValue))
             console.out(line.line)
         }
+        try console.checkOutput("the JSON events", allowingClosedByReader: true)
         if status != .success { throw status }
     }
 }
