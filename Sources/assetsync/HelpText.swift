@@ -37,9 +37,12 @@ enum HelpText {
             OVERVIEW: Show what a pull would do, without downloading anything.
 
             Reads and validates the manifest, then compares it with the cache directory
-            using file sizes only (contents are never read, symlinks are never followed):
+            and its .assetsync/state exactly as a pull will (contents are never read,
+            symlinks are never followed):
               new       missing from the cache
               changed   present with a different size, or not a regular file
+              current   present, and .assetsync/state proves it unchanged since a pull
+                        proved it; a pull does not read it
               check     present with the same size; a pull proves it by its CRC-32
               extra     in the cache but not in the manifest
 

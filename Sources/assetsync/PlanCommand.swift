@@ -16,7 +16,10 @@ enum PlanCommand {
             console.err("Error: cannot scan the cache directory: \(error). Check its permissions, or run as its owner.\n")
             throw .localIOFailure
         }
-        let plan = SyncPlan(manifest: manifest, cache: cache)
+        // The state index as the pull will read it (`pull --dry-run --verify` ignores it, as the pull
+        // would), so the plan names the files the pull would not read.
+        let state = arguments.flags.contains("--verify") ? nil : StateIndex.load(cacheAt: root)
+        let plan = SyncPlan(manifest: manifest, cache: cache, state: state)
         if arguments.flags.contains("--json") {
             PlanReport.writeJSONLines(plan, to: console.out)
         } else {
