@@ -4,27 +4,18 @@ import AssetSync
 /// message on standard error and an exit status.
 enum CommandLineTool {
     static func run(_ words: [String], console: Console) -> ExitStatus {
-        guard let first = words.first else {
-            console.out(HelpText.main)
-            return .success
-        }
+        guard let first = words.first else { return show(HelpText.main, console: console) }
         switch first {
         case "-h", "--help":
-            console.out(HelpText.main)
-            return .success
+            return show(HelpText.main, console: console)
         case "--version":
-            console.out(HelpText.version)
-            return .success
+            return show(HelpText.version, console: console)
         case "help":
-            guard words.count > 1 else {
-                console.out(HelpText.main)
-                return .success
-            }
+            guard words.count > 1 else { return show(HelpText.main, console: console) }
             guard let spec = HelpText.commands.first(where: { $0.name == words[1] }) else {
                 return usageFailure(UsageError(message: "Unknown subcommand '\(words[1])'"), console: console)
             }
-            console.out(spec.help)
-            return .success
+            return show(spec.help, console: console)
         default:
             break
         }
@@ -33,10 +24,7 @@ enum CommandLineTool {
             return usageFailure(UsageError(message: message), console: console)
         }
         let rest = Array(words.dropFirst())
-        if rest.contains(where: { $0 == "-h" || $0 == "--help" }) {
-            console.out(spec.help)
-            return .success
-        }
+        if rest.contains(where: { $0 == "-h" || $0 == "--help" }) { return show(spec.help, console: console) }
         let arguments: ParsedArguments
         do {
             arguments = try spec.parse(rest)
@@ -54,6 +42,13 @@ enum CommandLineTool {
         } catch {
             return error
         }
+    }
+
+    /// Help or version text: exit 0 once written, 3 when standard output cannot take it.
+    private static func show(_ text: String, console: Console) -> ExitStatus {
+        console.out(text)
+        do { try console.checkOutput("the help", allowingClosedByReader: false) } catch { return error }
+        return .success
     }
 
     static func usageFailure(_ error: UsageError, console: Console) -> ExitStatus {

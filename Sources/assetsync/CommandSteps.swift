@@ -13,6 +13,15 @@ enum CommandSteps {
         }
     }
 
+    /// The network options and tuning variables of a command that makes requests.
+    static func networkOptions(_ arguments: ParsedArguments, command: String, console: Console) throws(ExitStatus) -> TransferOptions {
+        do {
+            return try NetworkOptions.parse(arguments, command: command)
+        } catch {
+            throw CommandLineTool.usageFailure(error, console: console)
+        }
+    }
+
     /// Whether the manifest argument is a URL to fetch rather than a path.
     static func isURL(_ argument: String) -> Bool {
         let lower = argument.lowercased()

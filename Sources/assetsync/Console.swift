@@ -1,28 +1,57 @@
 import AssetSync
 import Glibc
+import Synchronization
 
 /// Where a command's output goes: standard output for results, standard error for people.
-struct Console {
+///
+/// The first failed write to standard output is kept (and nothing more is written there), so
+/// that the command can end with it: see `checkOutput`.
+struct Console: Sendable {
     var output: Int32 = STDOUT_FILENO
     var errors: Int32 = STDERR_FILENO
+    /// The `errno` of the first failed write to `output`, 0 while none failed.
+    private let outputError = OutputError()
 
-    func out(_ text: String) { write(text, to: output) }
-    func err(_ text: String) { write(text, to: errors) }
+    func out(_ text: String) {
+        guard outputError.code.load(ordering: .acquiring) == 0 else { return }
+        let code = Self.write(text, to: output)
+        if code != 0 { _ = outputError.code.compareExchange(expected: 0, desired: code, ordering: .acquiringAndReleasing) }
+    }
 
-    private func write(_ text: String, to fd: Int32) {
+    /// Written as far as stderr takes it: there is nowhere left to report a failure there.
+    func err(_ text: String) { _ = Self.write(text, to: errors) }
+
+    /// Ends a command with exit 3 and a message naming `what` (such as "the plan") when a write to
+    /// standard output failed. With `closedByReader` false, a reader that went away (EPIPE) counts
+    /// as such a failure too; a pull passes true, since its events only accompany its work.
+    func checkOutput(_ what: String, allowingClosedByReader closedByReader: Bool) throws(ExitStatus) {
+        let code = outputError.code.load(ordering: .acquiring)
+        guard code != 0, !(closedByReader && code == EPIPE) else { return }
+        err("Error: cannot write \(what) to standard output: \(SystemError("write", code: code).reason).\n")
+        throw .localIOFailure
+    }
+
+    /// Writes all of `text`, retrying interrupted and short writes; returns the `errno` of a failure, or 0.
+    private static func write(_ text: String, to fd: Int32) -> Int32 {
         var text = text
-        text.withUTF8 { bytes in
+        return text.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {
                 let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    return
+                    return errno
                 }
                 offset += written
             }
+            return 0
         }
     }
+}
+
+/// The first write error on standard output, shared by every copy of a `Console` and every thread.
+private final class OutputError: Sendable {
+    let code = Atomic<Int32>(0)
 }
 
 extension Console {

@@ -28,21 +28,26 @@ enum HelpText {
 
     static let plan = CommandSpec(
         name: "plan",
-        usage: "assetsync plan <manifest> [--dest <dir>] [--json]",
+        usage: "assetsync plan <manifest> [--dest <dir>] [--json] " + NetworkOptions.usage,
         arguments: ["<manifest>"],
-        valueOptions: ["--dest": "<dir>"],
-        flags: ["--json"],
+        valueOptions: ["--dest": "<dir>"].merging(NetworkOptions.valueOptions) { own, _ in own },
+        flags: ["--json"] + NetworkOptions.flags,
+        repeatable: NetworkOptions.repeatable,
         help: """
             OVERVIEW: Show what a pull would do, without downloading anything.
 
             Reads and validates the manifest, then compares it with the cache directory
-            using file sizes only (contents are never read, symlinks are never followed):
+            and its .assetsync/state exactly as a pull will (contents are never read,
+            symlinks are never followed):
               new       missing from the cache
               changed   present with a different size, or not a regular file
+              current   present, and .assetsync/state proves it unchanged since a pull
+                        proved it; a pull does not read it
               check     present with the same size; a pull proves it by its CRC-32
               extra     in the cache but not in the manifest
 
             USAGE: assetsync plan <manifest> [--dest <dir>] [--json]
+                                  [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]
 
             ARGUMENTS:
               <manifest>              The manifest: a file path, - for standard input, or an
@@ -51,6 +56,7 @@ enum HelpText {
             OPTIONS:
               --dest <dir>            The cache directory. (default: the current directory)
               --json                  Print one JSON object per line instead of a table.
+            \(NetworkOptions.help)
               -h, --help              Show help information.
 
             EXAMPLES:
@@ -66,16 +72,14 @@ enum HelpText {
     static let pull = CommandSpec(
         name: "pull",
         usage: "assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>] [--dry-run] [--quiet] [--json] "
-            + "[--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>] [--header <header> ...] [--netrc] "
-            + "[--cacert <file>] [--proxy <url>]",
+            + "[--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>] " + NetworkOptions.usage,
         arguments: ["<manifest>"],
         valueOptions: [
-            "--dest": "<dir>", "--jobs": "<n>", "--retries": "<n>", "--limit-rate": "<rate>", "--header": "<header>",
-            "--cacert": "<file>", "--proxy": "<url>", "--lock-wait": "<seconds>", "--splay": "<seconds>",
-            "--max-delete": "<n>",
-        ],
-        flags: ["--verify", "--delete", "--dry-run", "--quiet", "--json", "--netrc"],
-        repeatable: ["--header"],
+            "--dest": "<dir>", "--jobs": "<n>", "--retries": "<n>", "--limit-rate": "<rate>", "--lock-wait": "<seconds>",
+            "--splay": "<seconds>", "--max-delete": "<n>",
+        ].merging(NetworkOptions.valueOptions) { own, _ in own },
+        flags: ["--verify", "--delete", "--dry-run", "--quiet", "--json"] + NetworkOptions.flags,
+        repeatable: NetworkOptions.repeatable,
         help: """
             OVERVIEW: Download what is missing or changed, verify it, and commit it atomically.
 
@@ -118,12 +122,7 @@ enum HelpText {
                                       directory before exiting with status 4. (default: 0)
               --splay <seconds>       Wait a random time up to this long before the first
                                       request, so a fleet on one schedule spreads out. (default: 0)
-              --header <header>       An extra request header, 'Name: value'; may be repeated.
-                                      Never sent to another host after a redirect.
-              --netrc                 Take credentials from ~/.netrc.
-              --cacert <file>         Trust the CA certificates in this PEM file, besides the system's.
-              --proxy <url>           Use this proxy. (default: the http_proxy, https_proxy and
-                                      no_proxy environment variables)
+            \(NetworkOptions.help)
               -h, --help              Show help information.
 
             EXAMPLES:
@@ -140,10 +139,11 @@ enum HelpText {
 
     static let verify = CommandSpec(
         name: "verify",
-        usage: "assetsync verify <manifest> [--dest <dir>] [--repair] [--json] [--lock-wait <seconds>]",
+        usage: "assetsync verify <manifest> [--dest <dir>] [--repair] [--json] [--lock-wait <seconds>] " + NetworkOptions.usage,
         arguments: ["<manifest>"],
-        valueOptions: ["--dest": "<dir>", "--lock-wait": "<seconds>"],
-        flags: ["--repair", "--json"],
+        valueOptions: ["--dest": "<dir>", "--lock-wait": "<seconds>"].merging(NetworkOptions.valueOptions) { own, _ in own },
+        flags: ["--repair", "--json"] + NetworkOptions.flags,
+        repeatable: NetworkOptions.repeatable,
         help: """
             OVERVIEW: Read every file of the manifest and prove it by its CRC-32.
 
@@ -153,6 +153,7 @@ enum HelpText {
             again through the normal atomic path, as 'pull --verify' does.
 
             USAGE: assetsync verify <manifest> [--dest <dir>] [--repair] [--json] [--lock-wait <seconds>]
+                                    [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]
 
             ARGUMENTS:
               <manifest>              The manifest: a file path, - for standard input, or an
@@ -165,6 +166,7 @@ enum HelpText {
                                       done or failed per file, then summary (see docs/events.md).
               --lock-wait <seconds>   How long to wait for another run's lock on the cache
                                       directory before exiting with status 4. (default: 0)
+            \(NetworkOptions.help)
               -h, --help              Show help information.
 
             EXAMPLES:

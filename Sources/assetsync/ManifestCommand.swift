@@ -38,7 +38,7 @@ enum ManifestCommand {
         let text = ManifestWriter.render(manifest, as: format)
         guard let output = arguments.value("--output") else {
             console.out(text)
-            return
+            return try console.checkOutput("the manifest", allowingClosedByReader: false)
         }
         do {
             try AtomicFile.write(text, to: output)

@@ -3,23 +3,24 @@ import Glibc
 
 /// `assetsync pull`: make the cache match the manifest, every file proven by its CRC-32.
 enum PullCommand {
-    static func run(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) {
-        if arguments.flags.contains("--dry-run") { return try PlanCommand.run(arguments, console: console) }
+    /// - Parameter command: the command the user typed: `verify --repair` runs a pull too.
+    static func run(_ arguments: ParsedArguments, command: String = "pull", console: Console) throws(ExitStatus) {
         let options: TransferOptions
         let waits: Waits
-        switch (transferOptions(arguments), Waits.parse(arguments, command: "pull")) {
+        switch (transferOptions(arguments, command: command), Waits.parse(arguments, command: command)) {
         case (.success(let parsed), .success(let parsedWaits)):
             options = parsed
             waits = parsedWaits
         case (.failure(let error), _), (_, .failure(let error)):
             throw CommandLineTool.usageFailure(error, console: console)
         }
+        if arguments.flags.contains("--dry-run") { return try PlanCommand.run(arguments, console: console) }
         let source = arguments.arguments[0]
         // A local manifest is refused before anything is touched; a remote one is fetched
         // (after the splay) into the locked cache directory.
         let local = CommandSteps.isURL(source) ? nil : try CommandSteps.readManifest(source, console: console)
         let root = try CommandSteps.openCache(arguments, console: console)
-        let lock = try CommandSteps.lock(root, arguments, command: "pull", console: console)
+        let lock = try CommandSteps.lock(root, arguments, command: command, console: console)
         defer { withExtendedLifetime(lock) {} }
         if waits.splay > 0, Splay.wait(upTo: waits.splay) { throw .interrupted }
         let manifest: Manifest
@@ -59,6 +60,8 @@ enum PullCommand {
         }
         let status = Self.status(of: outcome)
         reporter.summarize(outcome, seconds: MonotonicClock.now() - started, exitCode: status.rawValue)
+        // The events only accompany the work: a reader that closed stdout stopped them, not the pull.
+        if status != .interrupted { try console.checkOutput("the JSON events", allowingClosedByReader: true) }
         if status != .success { throw status }
     }
 
@@ -75,54 +78,21 @@ enum PullCommand {
         return failures.isEmpty ? .success : .someFilesFailed
     }
 
-    /// The transfer options from the command line and the tuning environment variables.
-    static func transferOptions(_ arguments: ParsedArguments) -> Result<TransferOptions, UsageError> {
-        var options = TransferOptions()
-        func number(_ option: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int? {
-            guard let text = arguments.value(option) else { return nil }
-            guard let value = Int(text), range.contains(value) else {
-                throw UsageError(
-                    message: "'\(option)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'",
-                    command: "pull")
-            }
-            return value
-        }
+    static let jobs = NumericSetting(source: .option("--jobs"), kind: .whole, range: 1...64)
+    static let retries = NumericSetting(source: .option("--retries"), kind: .whole, range: 0...100)
+    static let limitRate = NumericSetting(source: .option("--limit-rate"), kind: .byteRate, range: 1...Double(1 << 40))
+
+    /// The transfer options: the network options every requesting command takes, and pull's own.
+    static func transferOptions(_ arguments: ParsedArguments, command: String) -> Result<TransferOptions, UsageError> {
         do throws(UsageError) {
-            options.jobs = try number("--jobs", 1...64) ?? options.jobs
-            options.retries = try number("--retries", 0...100) ?? options.retries
-            if let rate = arguments.value("--limit-rate") {
-                guard let bytes = ByteRate.parse(rate) else {
-                    throw UsageError(message: "'--limit-rate' must be bytes per second such as 500K, 20M or 1G, not '\(rate)'", command: "pull")
-                }
-                options.limitRate = bytes
-            }
-            for header in arguments.values["--header"] ?? [] {
-                let parts = header.split(separator: ":", maxSplits: 1)
-                guard parts.count == 2, !parts[0].isEmpty, !parts[0].contains(" "),
-                      !header.contains("\r"), !header.contains("\n")
-                else { throw UsageError(message: "'--header' must look like 'Name: value', not '\(header)'", command: "pull") }
-                options.headers.append(header)
-            }
-            if let caFile = arguments.value("--cacert") {
-                guard access(caFile, R_OK) == 0 else {
-                    throw UsageError(message: "'--cacert' file '\(caFile)' cannot be read", command: "pull")
-                }
-                options.caFile = caFile
-            }
+            var options = try NetworkOptions.parse(arguments, command: command)
+            if let count = try jobs.value(in: arguments, command: command) { options.jobs = Int(count) }
+            if let count = try retries.value(in: arguments, command: command) { options.retries = Int(count) }
+            if let rate = try limitRate.value(in: arguments, command: command) { options.limitRate = Int64(rate.rounded()) }
+            return .success(options)
         } catch {
             return .failure(error)
         }
-        options.useNetrc = arguments.flags.contains("--netrc")
-        options.proxy = arguments.value("--proxy")
-        if let stall = environmentNumber("ASSETSYNC_STALL_TIMEOUT") { options.stallTimeout = max(1, Int(stall)) }
-        if let delay = environmentNumber("ASSETSYNC_RETRY_DELAY") { options.retryBaseDelay = max(0, delay) }
-        if let size = environmentNumber("ASSETSYNC_BUFFER_SIZE") { options.bufferSize = max(16 << 10, min(Int(size), 10 << 20)) }
-        return .success(options)
-    }
-
-    private static func environmentNumber(_ name: String) -> Double? {
-        guard let text = getenv(name) else { return nil }
-        return Double(String(cString: text))
     }
 }
 
@@ -134,39 +104,23 @@ struct Waits {
     /// With `--delete`: the most files it may remove (`--max-delete`).
     var deleteUpTo: Int?
 
+    static let maxDeleteOption = NumericSetting(source: .option("--max-delete"), kind: .whole, range: 0...1_000_000_000)
+    static let lockWaitOption = NumericSetting(source: .option("--lock-wait"), kind: .decimal, range: 0...86_400, unit: "seconds")
+    static let splayOption = NumericSetting(source: .option("--splay"), kind: .decimal, range: 0...86_400, unit: "seconds")
+
     static func parse(_ arguments: ParsedArguments, command: String) -> Result<Waits, UsageError> {
         var waits = Waits()
-        if arguments.flags.contains("--delete") {
-            let text = arguments.value("--max-delete") ?? String(ExtraRemoval.defaultMaximum)
-            guard let maximum = Int(text), maximum >= 0 else {
-                return .failure(UsageError(message: "'--max-delete' must be a whole number, not '\(text)'", command: command))
+        do throws(UsageError) {
+            if arguments.flags.contains("--delete") {
+                waits.deleteUpTo = Int(try maxDeleteOption.value(in: arguments, command: command) ?? Double(ExtraRemoval.defaultMaximum))
+            } else if arguments.value("--max-delete") != nil {
+                throw UsageError(message: "'--max-delete' goes with '--delete'", command: command)
             }
-            waits.deleteUpTo = maximum
-        } else if arguments.value("--max-delete") != nil {
-            return .failure(UsageError(message: "'--max-delete' goes with '--delete'", command: command))
-        }
-        for (option, keyPath) in [("--lock-wait", \Waits.lockWait), ("--splay", \Waits.splay)] {
-            guard let text = arguments.value(option) else { continue }
-            guard let seconds = Double(text), seconds >= 0, seconds <= 86_400 else {
-                return .failure(UsageError(message: "'\(option)' must be seconds from 0 to 86400, not '\(text)'", command: command))
-            }
-            waits[keyPath: keyPath] = seconds
+            waits.lockWait = try lockWaitOption.value(in: arguments, command: command) ?? 0
+            waits.splay = try splayOption.value(in: arguments, command: command) ?? 0
+        } catch {
+            return .failure(error)
         }
         return .success(waits)
-    }
-}
-
-/// Byte rates as people write them: 500K, 20M, 1.5G (powers of 1024), or plain bytes.
-enum ByteRate {
-    static func parse(_ text: String) -> Int64? {
-        let units: [Character: Double] = ["K": 1024, "M": 1024 * 1024, "G": 1024 * 1024 * 1024]
-        var digits = Substring(text)
-        var multiplier = 1.0
-        if let last = digits.last?.uppercased().first, let unit = units[last] {
-            multiplier = unit
-            digits = digits.dropLast()
-        }
-        guard let value = Double(digits), value > 0, value.isFinite else { return nil }
-        return Int64(value * multiplier)
     }
 }

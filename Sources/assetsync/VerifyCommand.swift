@@ -8,8 +8,9 @@ enum VerifyCommand {
             var pull = arguments
             pull.flags.remove("--repair")
             pull.flags.insert("--verify")
-            return try PullCommand.run(pull, console: console)
+            return try PullCommand.run(pull, command: "verify", console: console)
         }
+        let options = try CommandSteps.networkOptions(arguments, command: "verify", console: console)
         let source = arguments.arguments[0]
         let local = CommandSteps.isURL(source) ? nil : try CommandSteps.readManifest(source, console: console)
         let root = try CommandSteps.openCache(arguments, console: console)
@@ -17,7 +18,7 @@ enum VerifyCommand {
         defer { withExtendedLifetime(lock) {} }
         let manifest: Manifest
         if let local { manifest = local } else {
-            manifest = try CommandSteps.fetchManifest(source, cache: root, options: TransferOptions(), console: console)
+            manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, console: console)
         }
         let started = MonotonicClock.now()
         let verdicts: [ContentCheck.Verdict]
@@ -38,7 +39,7 @@ enum VerifyCommand {
             let problem: (word: String, reason: String?)
             switch verdict {
             case .proven:
-                bytes += entry.size
+                bytes = bytes.addingSaturated(entry.size)
                 problem = ("", nil)
             case .missing:
                 missing += 1
@@ -51,7 +52,7 @@ enum VerifyCommand {
                 problem = ("corrupt", "size is \(size) bytes, expected \(entry.size)")
             case .wrongCRC(let crc):
                 corrupt += 1
-                bytes += entry.size
+                bytes = bytes.addingSaturated(entry.size)
                 problem = ("corrupt", "CRC-32 is \(CRC32Text.hex(crc)), expected \(CRC32Text.hex(entry.crc32))")
             case .unreadable(let error):
                 unreadable += 1
@@ -92,6 +93,7 @@ enum VerifyCommand {
             line.add("exit_code", Int64(status.rawValue))
             console.out(line.line)
         }
+        try console.checkOutput("the JSON events", allowingClosedByReader: true)
         if status != .success { throw status }
     }
 }

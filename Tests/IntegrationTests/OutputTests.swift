@@ -36,7 +36,7 @@ import Testing
         #expect(types.filter { $0 == "failed" }.count == 1)
         #expect(types.contains("deleted"))
         func keys(_ type: String) -> Set<String> { Set(events.first { $0["type"] as! String == type }!.keys) }
-        #expect(keys("plan") == ["type", "files", "new", "changed", "check", "extra", "bytes_to_download", "bytes_to_check"])
+        #expect(keys("plan") == ["type", "files", "new", "changed", "check", "current", "extra", "bytes_to_download", "bytes_to_check"])
         #expect(keys("start") == ["type", "path", "size", "offset", "url"])
         #expect(keys("done") == ["type", "path", "size", "action", "bytes_transferred", "attempts"])
         #expect(keys("failed") == ["type", "path", "size", "reason", "http_status", "url", "attempts", "local"])

@@ -33,7 +33,7 @@ import Testing
             ["plan", "manifests/example.json", "--dest=\(dest.path)", "--json"], directory: AssetSyncBinary.packageRoot)
         #expect(json.status == 0)
         #expect(json.stdout.split(separator: "\n").last
-            == #"{"type":"summary","files":4,"new":2,"changed":1,"check":1,"extra":1,"bytes_to_download":786436096,"bytes_to_check":104857600}"#)
+            == #"{"type":"summary","files":4,"new":2,"changed":1,"check":1,"current":0,"extra":1,"bytes_to_download":786436096,"bytes_to_check":104857600}"#)
     }
 
     @Test func defaultsToTheCurrentDirectoryAndReadsStandardInput() throws {
@@ -41,7 +41,7 @@ import Testing
         let manifest = try Data(contentsOf: AssetSyncBinary.packageRoot.appendingPathComponent("manifests/example.json"))
         let result = try AssetSyncBinary.run(["plan", "-", "--json"], stdin: manifest, directory: dest.url)
         #expect(result.status == 0)
-        #expect(result.stdout.hasSuffix(#""new":4,"changed":0,"check":0,"extra":0,"bytes_to_download":891293696,"bytes_to_check":0}"# + "\n"))
+        #expect(result.stdout.hasSuffix(#""new":4,"changed":0,"check":0,"current":0,"extra":0,"bytes_to_download":891293696,"bytes_to_check":0}"# + "\n"))
     }
 
     @Test func unreadableDirectoryIsALocalIOFailure() throws {
@@ -65,11 +65,11 @@ import Testing
     }
 
     @Test(arguments: [
-        (["plan"], "Error: Missing expected argument '<manifest>'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json]\n  See 'assetsync plan --help' for more information.\n"),
-        (["plan", "m.xml", "--dets", "x"], "Error: Unknown option '--dets'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json]\n  See 'assetsync plan --help' for more information.\n"),
-        (["plan", "m.xml", "--dest"], "Error: Missing value for '--dest <dir>'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json]\n  See 'assetsync plan --help' for more information.\n"),
-        (["plan", "m.xml", "n.xml"], "Error: Unexpected argument 'n.xml'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json]\n  See 'assetsync plan --help' for more information.\n"),
-        (["plan", "m.xml", "--json=yes"], "Error: '--json' does not take a value\nUsage: assetsync plan <manifest> [--dest <dir>] [--json]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan"], "Error: Missing expected argument '<manifest>'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan", "m.xml", "--dets", "x"], "Error: Unknown option '--dets'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan", "m.xml", "--dest"], "Error: Missing value for '--dest <dir>'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan", "m.xml", "n.xml"], "Error: Unexpected argument 'n.xml'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan", "m.xml", "--json=yes"], "Error: '--json' does not take a value\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]\n  See 'assetsync plan --help' for more information.\n"),
         (["pul", "m.xml"], "Error: Unknown subcommand 'pul'\nUsage: assetsync <subcommand>\n  See 'assetsync --help' for more information.\n"),
         (["--verbose"], "Error: Unknown option '--verbose'\nUsage: assetsync <subcommand>\n  See 'assetsync --help' for more information.\n"),
         (["help", "nope"], "Error: Unknown subcommand 'nope'\nUsage: assetsync <subcommand>\n  See 'assetsync --help' for more information.\n"),

@@ -41,8 +41,19 @@ public struct StateIndex: Equatable, Sendable {
     public init(records: [String: Record] = [:]) { self.records = records }
 
     /// Loads the index in one pass; anything missing, torn or foreign gives an empty index.
-    public static func load(from root: CacheRoot) -> StateIndex {
-        let fd = openat(root.metadataFD, fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    public static func load(from root: CacheRoot) -> StateIndex { load(metadataFD: root.metadataFD) }
+
+    /// The index of the cache directory at `path`, read without creating, locking or following
+    /// anything (for `plan`): no `.assetsync/` directory gives an empty index.
+    public static func load(cacheAt path: String) -> StateIndex {
+        let metadata = open(path + "/" + CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard metadata >= 0 else { return StateIndex() }
+        defer { close(metadata) }
+        return load(metadataFD: metadata)
+    }
+
+    private static func load(metadataFD: Int32) -> StateIndex {
+        let fd = openat(metadataFD, fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return StateIndex() }
         defer { close(fd) }
         guard let bytes = try? readAll(fd) else { return StateIndex() }

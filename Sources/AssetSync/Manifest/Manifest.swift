@@ -21,7 +21,7 @@ public struct Manifest: Equatable, Sendable {
     }
 
     /// The sum of every entry's size.
-    public var totalBytes: Int64 { entries.reduce(0) { $0 &+ $1.size } }
+    public var totalBytes: Int64 { entries.lazy.map(\.size).saturatingSum() }
 }
 
 /// One file of a manifest. Every field has passed `ManifestRules`.

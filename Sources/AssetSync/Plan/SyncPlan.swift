@@ -1,5 +1,6 @@
-/// What a pull would do to each file, decided from the manifest and a scan of
-/// the cache alone (sizes and kinds, never contents).
+/// What a pull would do to each file, decided from the manifest, a scan of the
+/// cache (sizes and kinds, never contents) and the state index. `plan` and `pull`
+/// both classify through it, so a plan says exactly what the pull will do.
 public struct SyncPlan: Equatable, Sendable {
     public enum Action: String, Sendable, CaseIterable {
         /// Missing from the cache.
@@ -8,6 +9,8 @@ public struct SyncPlan: Equatable, Sendable {
         case changed
         /// Present with the same size: pull proves it with its CRC-32.
         case check
+        /// Present, and the state index proves it unchanged since it was proven: pull reads nothing.
+        case current
         /// In the cache but not in the manifest.
         case extra
     }
@@ -25,11 +28,14 @@ public struct SyncPlan: Equatable, Sendable {
 
     public init(items: [Item]) { self.items = items }
 
-    /// Classifies every manifest entry, then lists the extras in path order.
+    /// Classifies every manifest entry, then lists the extras in path order. A file of the right
+    /// size is `current` when `state` holds a record of it that still describes it (same size,
+    /// mtime and inode) with the manifest's CRC-32 (invariant 3), and `check` otherwise; pass no
+    /// `state` to check every such file (`--verify`).
     ///
     /// The cache is only looked up, never copied: the extras are sought (on a copy, as entries
     /// are crossed off) only when the cache holds more files than the manifest matched.
-    public init(manifest: Manifest, cache: CacheListing) {
+    public init(manifest: Manifest, cache: CacheListing, state: StateIndex? = nil) {
         var items: [Item] = []
         items.reserveCapacity(manifest.entries.count)
         var matchedFiles = 0
@@ -41,7 +47,12 @@ public struct SyncPlan: Equatable, Sendable {
                 let action: Action
                 switch local {
                 case nil: action = .new
-                case let item? where item.kind == .regular && item.size == size: action = .check
+                case let item? where item.kind == .regular && item.size == size:
+                    if let record = state?.records[path], record.crc32 == entries[index].crc32, record.describes(item) {
+                        action = .current
+                    } else {
+                        action = .check
+                    }
                 default: action = .changed
                 }
                 if let local, local.kind != .directory { matchedFiles += 1 }
@@ -71,11 +82,11 @@ public struct SyncPlan: Equatable, Sendable {
     public func bytes(_ action: Action) -> Int64 {
         items.withUnsafeBufferPointer { items in
             var total: Int64 = 0
-            for index in items.indices where items[index].action == action { total &+= items[index].size }
+            for index in items.indices where items[index].action == action { total = total.addingSaturated(items[index].size) }
             return total
         }
     }
 
     /// Bytes a pull downloads for certain: every new and changed file.
-    public var bytesToDownload: Int64 { bytes(.new) &+ bytes(.changed) }
+    public var bytesToDownload: Int64 { bytes(.new).addingSaturated(bytes(.changed)) }
 }

@@ -8,7 +8,8 @@ public enum DiskSpace {
         public var margin: Int64
         public var free: Int64
 
-        public var needed: Int64 { toDownload + margin }
+        /// At most `Int64.max`: no filesystem has that much free.
+        public var needed: Int64 { toDownload.addingSaturated(margin) }
     }
 
     /// Room kept beyond the bytes themselves, for metadata and whatever else writes meanwhile.
@@ -21,8 +22,9 @@ public enum DiskSpace {
         guard toDownload > 0 else { return nil }
         var info = statvfs()
         guard statvfs(path, &info) == 0 else { return nil }
-        let free = Int64(info.f_bavail) * Int64(info.f_frsize)
-        let margin = margin(for: toDownload)
-        return toDownload + margin <= free ? nil : Shortfall(toDownload: toDownload, margin: margin, free: free)
+        let (bytes, overflow) = UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize))
+        let free = overflow ? Int64.max : Int64(clamping: bytes)
+        let shortfall = Shortfall(toDownload: toDownload, margin: margin(for: toDownload), free: free)
+        return shortfall.needed <= free ? nil : shortfall
     }
 }

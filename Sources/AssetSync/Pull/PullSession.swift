@@ -41,8 +41,11 @@ public struct PullSession {
     /// file of the right size is read and proven again. With `deleteUpTo`, files the
     /// manifest does not list are removed afterwards, unless there are more than that.
     public func run(verifyAll: Bool = false, deleteUpTo maximumDeletions: Int? = nil) throws(StartError) -> Outcome {
+        let previous = StateIndex.load(from: root)
         let plan: SyncPlan
-        do { plan = SyncPlan(manifest: manifest, cache: try CacheScanner.scan(root: root.path)) } catch { throw .scan(error) }
+        do {
+            plan = SyncPlan(manifest: manifest, cache: try CacheScanner.scan(root: root.path), state: verifyAll ? nil : previous)
+        } catch { throw .scan(error) }
         reporter.planned(plan)
         let extras = plan.items.filter { $0.action == .extra }.map(\.path)
         if let maximumDeletions {
@@ -50,7 +53,6 @@ public struct PullSession {
             guard extras.count <= maximumDeletions else { throw .tooManyDeletions(count: extras.count, maximum: maximumDeletions) }
         }
         let kept = PartialDirectory.sweep(root, entries: Dictionary(manifest.entries.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a }))
-        let previous = StateIndex.load(from: root)
         var proofs: [String: StateIndex.Record] = [:]
         proofs.reserveCapacity(manifest.entries.count)
         /// Proofs taken over from the previous index unchanged.
@@ -60,12 +62,13 @@ public struct PullSession {
         // SyncPlan lists the manifest's entries first, in order.
         let items = zip(manifest.entries, plan.items)
         var toRead: [ManifestEntry] = []
-        for (entry, item) in items where item.action == .check {
-            if !verifyAll, let record = previous.records[entry.path], record.crc32 == entry.crc32, record.describes(item.local!) {
-                proofs[entry.path] = record
+        for (entry, item) in items {
+            switch item.action {
+            case .current:
+                proofs[entry.path] = previous.records[entry.path]
                 carried += 1
-            } else {
-                toRead.append(entry)
+            case .check: toRead.append(entry)
+            case .new, .changed, .extra: break
             }
         }
         for (entry, verdict) in zip(toRead, ContentCheck.verdicts(of: toRead, in: root)) {
@@ -73,8 +76,8 @@ public struct PullSession {
         }
         var empties: [(entry: ManifestEntry, action: SyncPlan.Action)] = []
         for (entry, item) in items {
-            if item.action == .check, proofs[entry.path] != nil {
-                finish(FileResult(path: entry.path, size: entry.size, action: .check, outcome: .current), into: &results)
+            if item.action == .current || item.action == .check, proofs[entry.path] != nil {
+                finish(FileResult(path: entry.path, size: entry.size, action: item.action, outcome: .current), into: &results)
             } else if entry.size == 0 {
                 empties.append((entry, item.action))
             } else {
@@ -89,8 +92,8 @@ public struct PullSession {
                 finish(result, into: &results)
             }
         }
-        let toFetch = requests.reduce(Int64(0)) { $0 + $1.entry.size }
-        let have = requests.reduce(Int64(0)) { $0 + (kept[$1.entry.path] ?? 0) }
+        let toFetch = requests.lazy.map(\.entry.size).saturatingSum()
+        let have = requests.lazy.map { kept[$0.entry.path] ?? 0 }.saturatingSum()
         if let shortfall = DiskSpace.shortfall(in: root.path, toFetch: toFetch, alreadyHave: have) {
             throw .notEnoughSpace(shortfall)
         }

@@ -37,6 +37,7 @@ public enum PlanReport {
         let listed = plan.items.count - plan.count(.extra)
         var out = "\(listed) \(listed == 1 ? "file" : "files") in the manifest: "
         out += "\(plan.count(.new)) new, \(plan.count(.changed)) changed, \(plan.count(.check)) to check"
+        if plan.count(.current) > 0 { out += ", \(plan.count(.current)) current" }
         out += "; \(plan.count(.extra)) extra in the cache"
         out += plan.count(.extra) > 0 ? " (pull --delete would remove them).\n" : ".\n"
         out += "To download: \(ByteCount.human(plan.bytesToDownload)) (\(plan.bytesToDownload) bytes)"
@@ -89,7 +90,7 @@ public enum PlanReport {
         var summary = JSONLine(type: "summary")
         summary.add("files", items.count - totals.count[.extra, default: 0])
         for action in SyncPlan.Action.allCases { summary.add(action.rawValue, totals.count[action, default: 0]) }
-        summary.add("bytes_to_download", totals.bytes[.new, default: 0] &+ totals.bytes[.changed, default: 0])
+        summary.add("bytes_to_download", totals.bytes[.new, default: 0].addingSaturated(totals.bytes[.changed, default: 0]))
         summary.add("bytes_to_check", totals.bytes[.check, default: 0])
         sink(summary.line)
     }
@@ -101,7 +102,7 @@ public enum PlanReport {
 
         mutating func add(_ other: LineTotals) {
             count.merge(other.count, uniquingKeysWith: +)
-            bytes.merge(other.bytes, uniquingKeysWith: &+)
+            bytes.merge(other.bytes) { $0.addingSaturated($1) }
         }
     }
 
@@ -111,6 +112,7 @@ public enum PlanReport {
         case .new: #"{"type":"plan","action":"new","path":"#
         case .changed: #"{"type":"plan","action":"changed","path":"#
         case .check: #"{"type":"plan","action":"check","path":"#
+        case .current: #"{"type":"plan","action":"current","path":"#
         case .extra: #"{"type":"plan","action":"extra","path":"#
         }
     }
@@ -122,18 +124,19 @@ public enum PlanReport {
     ) -> LineTotals {
         var out = OutputBuffer(capacity: min(chunkSize, items.count * 96) + 8192)
         defer { out.deallocate() }
-        var counts = (0, 0, 0, 0)
-        var bytes: (Int64, Int64, Int64, Int64) = (0, 0, 0, 0)
+        var counts = (0, 0, 0, 0, 0)
+        var bytes: (Int64, Int64, Int64, Int64, Int64) = (0, 0, 0, 0, 0)
         items.withUnsafeBufferPointer { items in
             for index in items.indices {  // field by field: copying whole items showed in profiles
                 if out.count >= chunkSize { sink(out.take()) }
                 let action = items[index].action
                 let size = items[index].size
                 switch action {
-                case .new: counts.0 += 1; bytes.0 &+= size
-                case .changed: counts.1 += 1; bytes.1 &+= size
-                case .check: counts.2 += 1; bytes.2 &+= size
-                case .extra: counts.3 += 1; bytes.3 &+= size
+                case .new: counts.0 += 1; bytes.0 = bytes.0.addingSaturated(size)
+                case .changed: counts.1 += 1; bytes.1 = bytes.1.addingSaturated(size)
+                case .check: counts.2 += 1; bytes.2 = bytes.2.addingSaturated(size)
+                case .current: counts.3 += 1; bytes.3 = bytes.3.addingSaturated(size)
+                case .extra: counts.4 += 1; bytes.4 = bytes.4.addingSaturated(size)
                 }
                 out.append(linePrefix(action))
                 let path = items[index].path
@@ -154,8 +157,8 @@ public enum PlanReport {
         }
         if out.count > 0 { sink(out.take()) }
         return LineTotals(
-            count: [.new: counts.0, .changed: counts.1, .check: counts.2, .extra: counts.3],
-            bytes: [.new: bytes.0, .changed: bytes.1, .check: bytes.2, .extra: bytes.3])
+            count: [.new: counts.0, .changed: counts.1, .check: counts.2, .current: counts.3, .extra: counts.4],
+            bytes: [.new: bytes.0, .changed: bytes.1, .check: bytes.2, .current: bytes.3, .extra: bytes.4])
     }
 
     private static func note(for item: SyncPlan.Item) -> String? {

@@ -69,7 +69,7 @@ final class TransferEngine {
         self.shouldStop = shouldStop
         pending = requests[...]
         filesTotal = requests.count
-        bytesTotal = requests.reduce(0) { $0 + $1.entry.size }
+        bytesTotal = requests.lazy.map(\.entry.size).saturatingSum()
         partialNames = Self.uniquePartialNames(requests.map(\.entry.path))
         asc_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, options.jobs)
     }
@@ -170,7 +170,7 @@ final class TransferEngine {
         case .commit:
             if readyToCommit.isEmpty { firstReady = MonotonicClock.now() }
             readyToCommit.append(download)
-            readyBytes += download.entry.size
+            readyBytes = readyBytes.addingSaturated(download.entry.size)
         case .done(let result):
             if case .failed = result.outcome { download.suspend() }
             finish(result)
@@ -241,7 +241,7 @@ final class TransferEngine {
 
     private func finish(_ result: FileResult) {
         results.append(result)
-        bytesFinished += result.size
+        bytesFinished = bytesFinished.addingSaturated(result.size)
         reporter.finished(result)
     }
 
@@ -255,7 +255,7 @@ final class TransferEngine {
             .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         reporter.progress(ProgressSnapshot(
             filesDone: results.count, filesTotal: filesTotal,
-            bytesDone: bytesFinished + transfers.reduce(0) { $0 + $1.done }, bytesTotal: bytesTotal, transfers: transfers))
+            bytesDone: bytesFinished.addingSaturated(transfers.lazy.map(\.done).saturatingSum()), bytesTotal: bytesTotal, transfers: transfers))
     }
 
     /// How long the poll may sleep: until the next retry is due, at most one second.

@@ -30,10 +30,11 @@ enum AssetSyncBinary {
         return try running.wait()
     }
 
-    /// Starts the binary and returns at once, for tests that signal or kill it mid-run.
+    /// Starts the binary and returns at once, for tests that signal or kill it mid-run. Its stdout
+    /// goes to `standardOutput` when given (then `RunResult.stdout` is empty).
     static func start(
         _ arguments: [String], stdin: Data? = nil, directory: URL? = nil,
-        environment: [String: String]? = nil, prefix: [String] = []
+        environment: [String: String]? = nil, prefix: [String] = [], standardOutput: FileHandle? = nil
     ) throws -> RunningAssetSync {
         let scratch = try TemporaryDirectory()
         let outURL = scratch.url.appendingPathComponent("stdout")
@@ -52,7 +53,7 @@ enum AssetSyncBinary {
         process.environment = environment ?? ProcessInfo.processInfo.environment
         let out = try FileHandle(forWritingTo: outURL)
         let err = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = out
+        process.standardOutput = standardOutput ?? out
         process.standardError = err
         let input = Pipe()
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
