@@ -142,3 +142,42 @@ import Testing
         }
     }
 }
+
+/// Messages about assetsync's own files that say what to do (issue 8, item 18).
+@Suite struct CacheMessageTests {
+    @Test("item 18: a symlinked .assetsync is refused with advice that does not point at --delete")
+    func aSymlinkedMetadataDirectoryIsRefusedWithUsefulAdvice() throws {
+        let directory = try TemporaryDirectory()
+        let elsewhere = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.path + "/cache", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/cache/.assetsync", withDestinationPath: elsewhere.path)
+        do {
+            _ = try CacheRoot(resolvedPath: directory.path + "/cache")
+            Issue.record("a symlinked .assetsync was followed")
+        } catch {
+            #expect(error == .metadataObstructed(path: directory.path + "/cache/.assetsync", by: .symlink))
+            #expect(!error.description.contains("--delete"))
+            #expect(error.description.contains("make DEST itself the link"))
+        }
+    }
+
+    @Test("item 18: an error about a resume record names <h>.resume, the file it is")
+    func resumeRecordErrorsNameTheRecord() throws {
+        let directory = try TemporaryDirectory()
+        let root = try CacheRoot(resolvedPath: directory.path + "/cache")
+        let entry = ManifestEntry(path: "a.bin", size: 11, crc32: 0x0D4A_1185)
+        let name = PartialFile.name(for: entry.path)
+        // A directory where the record goes makes its rename fail.
+        try FileManager.default.createDirectory(atPath: directory.path + "/cache/.assetsync/partial/" + name + ".resume/x", withIntermediateDirectories: true)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+        defer { buffer.deallocate() }
+        let partial = try PartialFile(root: root, entry: entry, name: name, buffer: buffer)
+        partial.record = ResumeRecord(path: entry.path, url: "http://h/a", size: 11, crc32: entry.crc32, etag: "\"v\"", lastModified: nil, bytesWritten: 0)
+        do {
+            try partial.saveRecord()
+            Issue.record("the record was saved over a directory")
+        } catch {
+            #expect(error.path == directory.path + "/cache/.assetsync/partial/" + name + ".resume")
+        }
+    }
+}

@@ -23,7 +23,7 @@ import Testing
         }
         entries.append(TestManifest.File(path: "gone.bin", size: 5, crc32: "00000001"))
         let manifest = try TestManifest.write(entries, base: nginx.baseURL, in: fixture.work)
-        try FileManager.default.createDirectory(atPath: fixture.dest + "/.assetsync", withIntermediateDirectories: true)
+        try fixture.completeAnEmptyPull()
         try Data("x".utf8).write(to: URL(fileURLWithPath: fixture.dest + "/stray"))
 
         let result = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest, "--json", "--delete"])

@@ -70,7 +70,7 @@ import Testing
         let nginx = try NginxServer(root: fixture.served)
         defer { nginx.stop() }
         let manifest = try fixture.manifest(base: nginx.baseURL)
-        try FileManager.default.createDirectory(atPath: fixture.dest + "/.assetsync", withIntermediateDirectories: true)
+        try fixture.completeAnEmptyPull()
         for index in 0..<3 { try Data("x".utf8).write(to: URL(fileURLWithPath: fixture.dest + "/extra\(index)")) }
         let result = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest, "--delete", "--max-delete", "2"])
         #expect(result.status == 2)
@@ -81,5 +81,66 @@ import Testing
         #expect(nginx.accessLog().isEmpty)
         #expect(try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest, "--delete", "--max-delete", "3"]).status == 0)
         #expect(try fixture.cached() == fixture.files)
+    }
+
+    @Test("item 2: a .assetsync/ left by a run that never finished does not make --delete remove user files")
+    func anUnfinishedRunDoesNotMakeADirectoryManaged() throws {
+        let fixture = try Fixture(files: ["a.bin": PullNginxTests.random(10)])
+        let nginx = try NginxServer(root: fixture.served)
+        defer { nginx.stop() }
+        // What a run killed before it finished leaves: the lock and a partial, and no state index.
+        try FileManager.default.createDirectory(atPath: fixture.dest + "/.assetsync/partial", withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: fixture.dest + "/.assetsync/lock", contents: nil))
+        #expect(FileManager.default.createFile(atPath: fixture.dest + "/.assetsync/partial/0123456789abcdef.part", contents: Data("x".utf8)))
+        try Data("someone else's".utf8).write(to: URL(fileURLWithPath: fixture.dest + "/notes.txt"))
+        let result = try AssetSyncBinary.run(["pull", try fixture.manifest(base: nginx.baseURL), "--dest", fixture.dest, "--delete"])
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("Error: --delete removes nothing from \(fixture.dest): "))
+        #expect(try String(contentsOfFile: fixture.dest + "/notes.txt", encoding: .utf8) == "someone else's")
+        #expect(FileManager.default.fileExists(atPath: fixture.dest + "/.assetsync/partial"))  // not this run's to remove
+        usleep(200_000)
+        #expect(nginx.accessLog().isEmpty)
+    }
+
+    @Test("item 18: a directory where the manifest needs a file: --delete clears it when it holds only directories")
+    func deleteClearsEmptyDirectoriesAtAFilesPath() throws {
+        let fixture = try Fixture(files: ["a.bin": PullNginxTests.random(10)])
+        let nginx = try NginxServer(root: fixture.served)
+        defer { nginx.stop() }
+        let manifest = try fixture.manifest(base: nginx.baseURL)
+        try fixture.completeAnEmptyPull()
+        try FileManager.default.createDirectory(atPath: fixture.dest + "/a.bin/x/y", withIntermediateDirectories: true)
+
+        let plain = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        #expect(plain.status == 3)
+        #expect(plain.stderr.contains("'\(fixture.dest)/a.bin' is a directory, where the manifest needs a file; move it away "
+            + "(or, if it holds no files, run with --delete)"))
+
+        let deleting = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest, "--delete"])
+        #expect(deleting.status == 0, "\(deleting.stderr)")
+        #expect(try fixture.cached() == fixture.files)
+    }
+
+    @Test("item 18: --delete removes a file where the manifest needs a directory before downloading, so the same run succeeds")
+    func deleteClearsAFileAtADirectorysPath() throws {
+        let fixture = try Fixture(files: ["packs/a.bin": PullNginxTests.random(10)])
+        let nginx = try NginxServer(root: fixture.served)
+        defer { nginx.stop() }
+        let manifest = try fixture.manifest(base: nginx.baseURL)
+        try fixture.completeAnEmptyPull()
+        try Data("in the way".utf8).write(to: URL(fileURLWithPath: fixture.dest + "/packs"))
+        let result = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest, "--delete"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("deleted  packs\n"))
+        #expect(try fixture.cached() == fixture.files)
+    }
+}
+
+extension PullNginxTests.Fixture {
+    /// Makes DEST a directory assetsync manages, as any completed pull does: pulls an empty manifest into it.
+    func completeAnEmptyPull() throws {
+        let empty = try TestManifest.write([], in: work, name: "empty.json")
+        let result = try AssetSyncBinary.run(["pull", empty, "--dest", dest])
+        #expect(result.status == 0, "\(result.stderr)")
     }
 }

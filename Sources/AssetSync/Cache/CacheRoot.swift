@@ -9,8 +9,9 @@ public final class CacheRoot: Sendable {
     /// `DEST/.assetsync/`
     let metadataFD: Int32
     let partialFD: Int32
-    /// Whether `.assetsync/` was there before this run: only then may `--delete` remove anything.
-    public let wasManagedBefore: Bool
+    /// Whether this run made `.assetsync/`, so that a run that refuses to act can leave nothing behind.
+    /// (Whether DEST is managed is another question, answered by a committed state index.)
+    private let createdMetadata: Bool
 
     static let metadataName = ".assetsync"
     static let partialName = "partial"
@@ -22,9 +23,14 @@ public final class CacheRoot: Sendable {
         let root = open(resolvedPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard root >= 0 else { throw .system(SystemError("open", path: resolvedPath)) }
         var status = stat()
-        wasManagedBefore = fstatat(root, Self.metadataName, &status, AT_SYMLINK_NOFOLLOW) == 0 && status.st_mode & S_IFMT == S_IFDIR
+        createdMetadata = fstatat(root, Self.metadataName, &status, AT_SYMLINK_NOFOLLOW) != 0
         do throws(CacheError) {
-            let metadata = try Self.openDirectory(in: root, Self.metadataName, displayPath: resolvedPath + "/.assetsync")
+            let metadata: Int32
+            do {
+                metadata = try Self.openDirectory(in: root, Self.metadataName, displayPath: resolvedPath + "/" + Self.metadataName)
+            } catch .obstructed(let path, let kind) {
+                throw .metadataObstructed(path: path, by: kind)
+            }
             do throws(CacheError) {
                 partialFD = try Self.openDirectory(in: metadata, Self.partialName, displayPath: resolvedPath + "/.assetsync/partial")
             } catch {
@@ -42,7 +48,7 @@ public final class CacheRoot: Sendable {
     /// Removes the `.assetsync/` this run created (the lock file and the empty `partial/`), when a run
     /// refuses to act on a directory it did not manage before; one it found is left alone.
     public func forgetMetadataCreatedByThisRun() {
-        guard !wasManagedBefore else { return }
+        guard createdMetadata else { return }
         unlinkat(metadataFD, CacheLock.fileName, 0)
         unlinkat(metadataFD, Self.partialName, AT_REMOVEDIR)
         unlinkat(fd, Self.metadataName, AT_REMOVEDIR)
@@ -116,25 +122,42 @@ public final class CacheRoot: Sendable {
 /// A local failure while writing into the cache.
 public enum CacheError: Error, Equatable, CustomStringConvertible {
     case system(SystemError)
-    /// Something other than a directory sits where the manifest needs a directory or a file.
+    /// Something sits where the manifest needs a directory (a file of `kind`) or a file (a directory).
     case obstructed(path: String, by: LocalItem.Kind)
     /// Another process holds the partial's lock: it is writing that file now.
     case partialInUse(path: String)
     /// The partial on disk is not what this run wrote (truncated or replaced by another writer).
     case partialChanged(path: String, detail: String)
+    /// `DEST/.assetsync` is not a directory (a symlink is never followed there).
+    case metadataObstructed(path: String, by: LocalItem.Kind)
 
     public var description: String {
         switch self {
         case .system(let error): return error.description
+        case .obstructed(let path, .directory):
+            // `pull --delete` clears a directory there only when it holds no files.
+            return "'\(path)' is a directory, where the manifest needs a file; move it away "
+                + "(or, if it holds no files, run with --delete)"
         case .obstructed(let path, let kind):
-            let what = kind == .regular ? "a file" : kind == .directory ? "a directory" : "a \(kind.rawValue) file"
-            return "'\(path)' is \(what), where the manifest needs \(kind == .directory ? "a file" : "a directory"); "
-                + "move it away or run with --delete"
+            // Such a file is never in the manifest, so `pull --delete` removes it before any download.
+            return "'\(path)' is \(Self.describe(kind)), where the manifest needs a directory; move it away or run with --delete"
+        case .metadataObstructed(let path, let kind):
+            return "'\(path)' is \(Self.describe(kind)), where assetsync keeps its own directory (it follows no link there); "
+                + "move it away and run again. To keep the cache on another volume, make DEST itself the link"
         case .partialInUse(let path):
             return "'\(path)' is being written by another process (a second assetsync that ignored DEST's lock?); "
                 + "it was left alone: run again when that process has finished"
         case .partialChanged(let path, let detail):
             return "'\(path)' changed on disk while this run wrote it (\(detail)); another process wrote to it, so it was not committed"
+        }
+    }
+
+    private static func describe(_ kind: LocalItem.Kind) -> String {
+        switch kind {
+        case .regular: return "a file"
+        case .directory: return "a directory"
+        case .symlink: return "a symbolic link"
+        case .other: return "a special file (FIFO, socket or device)"
         }
     }
 

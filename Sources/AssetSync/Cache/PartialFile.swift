@@ -113,21 +113,14 @@ final class PartialFile {
     /// How many bytes are written between two writeback starts.
     static let writebackInterval: Int64 = 8 << 20
 
-    /// Saves the record (write a temporary file, then rename over the old one).
+    /// Saves the record under a fresh name renamed over the old one, without fsync: a record lost
+    /// in a crash only costs a fresh start of its file.
     func saveRecord() throws(SystemError) {
         guard var record else { return }
         record.bytesWritten = offset
-        let text = record.encoded
-        let temporary = recordName + ".tmp"
-        let out = openat(root.partialFD, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard out >= 0 else { throw SystemError("open", path: displayPath + ".resume") }
-        defer { close(out) }
-        var bytes = Array(text.utf8)
-        let wrote = bytes.withUnsafeMutableBytes { write(out, $0.baseAddress, $0.count) }
-        guard wrote == bytes.count else { throw SystemError("write", path: displayPath + ".resume") }
-        guard renameat(root.partialFD, temporary, root.partialFD, recordName) == 0 else {
-            throw SystemError("rename", path: displayPath + ".resume")
-        }
+        try AtomicFile.replace(
+            recordName, in: root.partialFD, with: Array(record.encoded.utf8), mode: 0o600, durable: false,
+            display: root.path + "/" + CacheRoot.metadataName + "/" + CacheRoot.partialName)
     }
 
     /// Removes the partial and its record for good, as after a final CRC mismatch.
@@ -140,14 +133,11 @@ final class PartialFile {
         record = nil
     }
 
+    /// The resume record of the partial `name`, or nil when it is missing, torn, foreign or oversized.
     static func loadRecord(root: CacheRoot, name: String) -> ResumeRecord? {
-        let fd = openat(root.partialFD, name + ".resume", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 16 << 10)
-        let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard got > 0, got < bytes.count else { return nil }
-        return String(validating: bytes[0..<got], as: UTF8.self).flatMap(ResumeRecord.init(decoding:))
+        AtomicFile.read(name + ".resume", in: root.partialFD, limit: ResumeRecord.sizeLimit)
+            .flatMap { String(validating: $0, as: UTF8.self) }
+            .flatMap(ResumeRecord.init(decoding:))
     }
 
     /// The name of an entry's partial: a 64-bit FNV-1a of its path's canonical form, in hex, so that

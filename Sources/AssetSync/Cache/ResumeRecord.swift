@@ -3,6 +3,8 @@
 /// only when it is the same file from the same version on the server.
 struct ResumeRecord: Equatable {
     static let header = "assetsync-resume 1"
+    /// The most bytes a record may have: a path, a URL, two validators and numbers fit many times over.
+    static let sizeLimit = 64 << 10
 
     var path: String
     var url: String

@@ -40,8 +40,13 @@ public struct StateIndex: Equatable, Sendable {
 
     public init(records: [String: Record] = [:]) { self.records = records }
 
+    /// The largest index a valid manifest can leave: each record line is at most twice as long as
+    /// its entry's shortest form in a manifest (path, size and CRC), and manifests are bounded.
+    /// A bigger file (such as a sparse one planted there) is torn, never read.
+    static let sizeLimit = 2 * Int(ManifestReader.sizeLimit) + 4096
+
     /// Loads the index in one pass; anything missing, torn or foreign gives an empty index.
-    public static func load(from root: CacheRoot) -> StateIndex { load(metadataFD: root.metadataFD) }
+    public static func load(from root: CacheRoot) -> StateIndex { committed(in: root) ?? StateIndex() }
 
     /// The index of the cache directory at `path`, read without creating, locking or following
     /// anything (for `plan`): no `.assetsync/` directory gives an empty index.
@@ -49,45 +54,20 @@ public struct StateIndex: Equatable, Sendable {
         let metadata = open(path + "/" + CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard metadata >= 0 else { return StateIndex() }
         defer { close(metadata) }
-        return load(metadataFD: metadata)
+        return committed(metadataFD: metadata) ?? StateIndex()
     }
 
-    private static func load(metadataFD: Int32) -> StateIndex {
-        let fd = openat(metadataFD, fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return StateIndex() }
-        defer { close(fd) }
-        guard let bytes = try? readAll(fd) else { return StateIndex() }
-        return decode(bytes) ?? StateIndex()
+    /// The index a run committed, or nil when there is none: missing, torn, foreign or oversized.
+    /// Only a run that got as far as saving it leaves one, so it also says DEST is managed.
+    public static func committed(in root: CacheRoot) -> StateIndex? { committed(metadataFD: root.metadataFD) }
+
+    private static func committed(metadataFD: Int32) -> StateIndex? {
+        AtomicFile.read(fileName, in: metadataFD, limit: sizeLimit).flatMap(decode)
     }
 
-    /// Writes the index crash-safely: a temporary file, fsync, rename over the old one, directory fsync.
+    /// Writes the index crash-safely: a fresh temporary file, fsync, rename over the old one, directory fsync.
     public func save(to root: CacheRoot) throws(SystemError) {
-        let bytes = encoded()
-        let temporary = Self.fileName + ".tmp"
-        let display = root.path + "/.assetsync/" + Self.fileName
-        let fd = openat(root.metadataFD, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw SystemError("open", path: display + ".tmp") }
-        var written = 0
-        while written < bytes.count {
-            let result = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-            if result < 0 {
-                if errno == EINTR { continue }
-                let error = SystemError("write", path: display + ".tmp")
-                close(fd)
-                throw error
-            }
-            written += result
-        }
-        guard fdatasync(fd) == 0 else {
-            let error = SystemError("fsync", path: display + ".tmp")
-            close(fd)
-            throw error
-        }
-        close(fd)
-        guard renameat(root.metadataFD, temporary, root.metadataFD, Self.fileName) == 0 else {
-            throw SystemError("rename", path: display)
-        }
-        guard fsync(root.metadataFD) == 0 else { throw SystemError("fsync", path: root.path + "/.assetsync") }
+        try AtomicFile.replace(Self.fileName, in: root.metadataFD, with: encoded(), display: root.path + "/" + CacheRoot.metadataName)
     }
 
     func encoded() -> [UInt8] {
@@ -133,19 +113,5 @@ public struct StateIndex: Equatable, Sendable {
         }
         guard records.count == count else { return nil }
         return StateIndex(records: records)
-    }
-
-    private static func readAll(_ fd: Int32) throws(SystemError) -> [UInt8] {
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { throw SystemError("stat") }
-        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
-        var got = 0
-        while got < bytes.count {
-            let result = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, $0.count - got, off_t(got)) }
-            if result < 0, errno == EINTR { continue }
-            guard result > 0 else { throw SystemError("read") }
-            got += result
-        }
-        return bytes
     }
 }

@@ -31,7 +31,7 @@ public struct PullSession {
         case state(SystemError)
         /// The bytes still to fetch (less those already in partials, plus a margin) exceed the free space.
         case notEnoughSpace(DiskSpace.Shortfall)
-        /// `--delete` on a directory assetsync did not manage before this run.
+        /// `--delete` on a directory no earlier run completed in (it has no committed state index).
         case deleteInUnmanagedDirectory
         /// `--delete` would remove more files than `--max-delete` allows.
         case tooManyDeletions(count: Int, maximum: Int)
@@ -41,16 +41,24 @@ public struct PullSession {
     /// file of the right size is read and proven again. With `deleteUpTo`, files the
     /// manifest does not list are removed afterwards, unless there are more than that.
     public func run(verifyAll: Bool = false, deleteUpTo maximumDeletions: Int? = nil) throws(StartError) -> Outcome {
-        let previous = StateIndex.load(from: root)
+        // Read under the lock: only a run that got as far as saving an index leaves one, so it also
+        // says whether DEST is managed (`--delete`).
+        let committed = StateIndex.committed(in: root)
+        let previous = committed ?? StateIndex()
         let plan: SyncPlan
         do {
             plan = SyncPlan(manifest: manifest, cache: try CacheScanner.scan(root: root.path), state: verifyAll ? nil : previous)
         } catch { throw .scan(error) }
         reporter.planned(plan)
-        let extras = plan.items.filter { $0.action == .extra }.map(\.path)
+        var extras = plan.items.filter { $0.action == .extra }.map(\.path)
+        var deletion = ExtraRemoval.Outcome()
         if let maximumDeletions {
-            guard root.wasManagedBefore || extras.isEmpty else { throw .deleteInUnmanagedDirectory }
+            guard committed != nil || extras.isEmpty else { throw .deleteInUnmanagedDirectory }
             guard extras.count <= maximumDeletions else { throw .tooManyDeletions(count: extras.count, maximum: maximumDeletions) }
+            let directoriesAtFiles = plan.items.filter { $0.action == .changed && $0.local?.kind == .directory }.map(\.path)
+            (deletion, extras) = ExtraRemoval.clearObstructions(
+                extras: extras, directoriesAtFiles: directoriesAtFiles, manifestPaths: manifest.entries.map(\.path), in: root)
+            for path in deletion.removed { reporter.deleted(path: path) }
         }
         let kept = PartialDirectory.sweep(root, entries: Dictionary(manifest.entries.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a }))
         var proofs: [String: StateIndex.Record] = [:]
@@ -118,26 +126,32 @@ public struct PullSession {
             results += box.results
             proofs.merge(box.proofs) { _, new in new }
         }
-        do { try saveState(proofs: proofs, previous: previous, fresh: proofs.count != carried) } catch { throw .state(error) }
+        // A finished run leaves an index even when it proved nothing: it is what makes DEST managed.
+        let create = committed == nil && ending == .finished
+        do { try saveState(proofs: proofs, previous: previous, fresh: proofs.count != carried, create: create) } catch { throw .state(error) }
         var outcome = Outcome(results: results, interrupted: ending == .interrupted, stoppedByLocalError: ending == .stoppedByLocalError)
         if maximumDeletions != nil, ending == .finished, !extras.isEmpty {
-            outcome.deletion = ExtraRemoval.remove(extras, in: root)
-            for path in outcome.deletion.removed { reporter.deleted(path: path) }
+            let rest = ExtraRemoval.remove(extras, in: root)
+            for path in rest.removed { reporter.deleted(path: path) }
+            deletion.removed += rest.removed
+            deletion.failures += rest.failures
         }
+        outcome.deletion = deletion
         return outcome
     }
 
     /// Records what this run proved; entries it could not prove keep their old record, whose CRC
     /// no longer matches a changed entry. Paths the manifest no longer lists are forgotten.
-    private func saveState(proofs: [String: StateIndex.Record], previous: StateIndex, fresh: Bool) throws(SystemError) {
+    /// With `create`, the index is written even when it is unchanged (there is none on disk yet).
+    private func saveState(proofs: [String: StateIndex.Record], previous: StateIndex, fresh: Bool, create: Bool) throws(SystemError) {
         // Nothing newly proven and every old record still listed: the index on disk stays as it is.
-        if !fresh, proofs.count == previous.records.count { return }
+        if !fresh, !create, proofs.count == previous.records.count { return }
         var next = StateIndex()
         next.records.reserveCapacity(manifest.entries.count)
         for entry in manifest.entries {
             if let record = proofs[entry.path] ?? previous.records[entry.path] { next.records[entry.path] = record }
         }
-        if next != previous { try next.save(to: root) }
+        if create || next != previous { try next.save(to: root) }
     }
 
     private func emptyResult(

@@ -59,16 +59,29 @@ public final class ManifestFetcher {
     public func fetch(_ url: String, cache root: CacheRoot?, temporaryPath: String? = nil) throws(Failure) -> Fetched {
         let meta = root.flatMap { Self.loadMeta(in: $0) }
         let conditional = meta?.url == url ? meta : nil
-        let directory = root?.metadataFD ?? AT_FDCWD
-        let target = root == nil ? (temporaryPath ?? "manifest.download") : Self.cacheName + ".tmp"
         var current = url
         var hops = 0
         var attempt = 0
         var sendCredentials = true
         while true {
             attempt += 1
-            output = openat(directory, target, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard output >= 0 else { throw Failure(description: "cannot write \(target): \(SystemError("open").reason)") }
+            let target: String
+            if let root {
+                // Each attempt writes a fresh file; `keep` renames it into place, and whatever is left goes.
+                do {
+                    let temporary = try AtomicFile.createTemporary(
+                        for: Self.cacheName, in: root.metadataFD, mode: 0o600, display: root.path + "/" + CacheRoot.metadataName)
+                    output = temporary.fd
+                    target = temporary.name
+                } catch {
+                    throw Failure(description: "cannot write the manifest: \(error)")
+                }
+            } else {
+                target = temporaryPath ?? "manifest.download"
+                output = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                guard output >= 0 else { throw Failure(description: "cannot write \(target): \(SystemError("open").reason)") }
+            }
+            defer { if let root { unlinkat(root.metadataFD, target, 0) } }
             head = ResponseHead()
             received = 0
             overflow = false
@@ -99,7 +112,6 @@ public final class ManifestFetcher {
                 }
             }
             if code == CURLE_OK, status == 304, conditional != nil, let root {
-                unlinkat(root.metadataFD, target, 0)
                 return Fetched(path: root.path + "/.assetsync/" + Self.cacheName, notModified: true)
             }
             if code == CURLE_OK, status == 200 {
@@ -145,38 +157,36 @@ public final class ManifestFetcher {
         var lastModified: String?
     }
 
+    /// The most bytes `manifest.meta` may have: a URL and two validators fit many times over.
+    static let metaSizeLimit = 64 << 10
+
+    /// The meta of the cached copy, or nil when either is missing, not a regular file, or torn.
     static func loadMeta(in root: CacheRoot) -> Meta? {
-        let fd = openat(root.metadataFD, metaName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 16 << 10)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
+        guard let bytes = AtomicFile.read(metaName, in: root.metadataFD, limit: metaSizeLimit) else { return nil }
         var fields: [String: String] = [:]
-        for line in String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n") {
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
             let parts = line.split(separator: " ", maxSplits: 1)
             if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
         }
+        // A 304 makes the copy the manifest, so it must be a regular file (a FIFO there would block its reader).
         var status = stat()
-        guard let url = fields["url"], fstatat(root.metadataFD, cacheName, &status, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        guard let url = fields["url"], fstatat(root.metadataFD, cacheName, &status, AT_SYMLINK_NOFOLLOW) == 0,
+              status.st_mode & S_IFMT == S_IFREG
+        else { return nil }
         return Meta(url: url, etag: fields["etag"], lastModified: fields["last-modified"])
     }
 
     /// Moves the fresh copy into place, then writes its meta (so a crash between leaves an old ETag: a 200 next time).
     private static func keep(target: String, url: String, head: ResponseHead, in root: CacheRoot) throws(Failure) {
-        guard renameat(root.metadataFD, target, root.metadataFD, cacheName) == 0 else {
-            throw Failure(description: "cannot keep the manifest: \(SystemError("rename").reason)")
-        }
         var text = "url \(url)\n"
         if let etag = head.etag { text += "etag \(etag)\n" }
         if let modified = head.lastModified { text += "last-modified \(modified)\n" }
-        let temporary = metaName + ".tmp"
-        let fd = openat(root.metadataFD, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Failure(description: "cannot keep the manifest: \(SystemError("open").reason)") }
-        _ = text.withCString { write(fd, $0, strlen($0)) }
-        fdatasync(fd)
-        close(fd)
-        renameat(root.metadataFD, temporary, root.metadataFD, metaName)
-        fsync(root.metadataFD)
+        let display = root.path + "/" + CacheRoot.metadataName
+        do throws(SystemError) {
+            guard renameat(root.metadataFD, target, root.metadataFD, cacheName) == 0 else { throw SystemError("rename", path: display + "/" + cacheName) }
+            try AtomicFile.replace(metaName, in: root.metadataFD, with: Array(text.utf8), display: display)
+        } catch {
+            throw Failure(description: "cannot keep the manifest: \(error)")
+        }
     }
 }
