@@ -67,7 +67,9 @@ enum CommandSteps {
         do {
             return try CacheRoot(resolvedPath: path)
         } catch {
-            console.err("Error: cannot open the cache directory: \(error). Check that it is writable.\n")
+            // A system error is most often permissions; the other errors say themselves what to do.
+            let hint = if case .system = error { " Check that it is writable." } else { "" }
+            console.err("Error: cannot open the cache directory: \(error).\(hint)\n")
             throw .localIOFailure
         }
     }

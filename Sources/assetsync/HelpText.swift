@@ -107,9 +107,8 @@ enum HelpText {
                                       before the next mirror is tried. (default: 5)
               --verify                Ignore .assetsync/state: read and prove every present file.
               --delete                Then remove files the manifest does not list, and the
-                                      directories left empty. Only in a directory that already has
-                                      .assetsync/ from an earlier pull; symlinks are removed, never
-                                      followed.
+                                      directories left empty. Only in a directory where an earlier
+                                      pull completed; symlinks are removed, never followed.
               --max-delete <n>        Refuse (exit 2, nothing changed) when --delete would remove
                                       more than n files. (default: 1000)
               --dry-run               Show the plan instead of pulling (the same as 'plan').

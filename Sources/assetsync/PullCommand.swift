@@ -47,8 +47,8 @@ enum PullCommand {
             case .deleteInUnmanagedDirectory:
                 root.forgetMetadataCreatedByThisRun()
                 console.err(
-                    "Error: --delete removes nothing from \(root.path): it had no .assetsync/ from an earlier pull, so it may "
-                        + "not be a directory assetsync manages. Pull once without --delete first.\n")
+                    "Error: --delete removes nothing from \(root.path): no earlier pull completed there (it has no "
+                        + ".assetsync/state), so it may not be a directory assetsync manages. Pull once without --delete first.\n")
                 throw .invalidInput
             case .tooManyDeletions(let count, let maximum):
                 console.err(

@@ -47,8 +47,8 @@ import Testing
         try Data("someone else's".utf8).write(to: URL(fileURLWithPath: fixture.dest + "/notes.txt"))
         let result = try AssetSyncBinary.run(["pull", try fixture.manifest(base: nginx.baseURL), "--dest", fixture.dest, "--delete"])
         #expect(result.status == 2)
-        #expect(result.stderr == "Error: --delete removes nothing from \(fixture.dest): it had no .assetsync/ from an earlier pull, "
-            + "so it may not be a directory assetsync manages. Pull once without --delete first.\n")
+        #expect(result.stderr == "Error: --delete removes nothing from \(fixture.dest): no earlier pull completed there (it has no "
+            + ".assetsync/state), so it may not be a directory assetsync manages. Pull once without --delete first.\n")
         #expect(FileManager.default.fileExists(atPath: fixture.dest + "/notes.txt"))
         #expect(!FileManager.default.fileExists(atPath: fixture.dest + "/.assetsync"))  // so a second try refuses too
         #expect(try AssetSyncBinary.run(["pull", try fixture.manifest(base: nginx.baseURL), "--dest", fixture.dest, "--delete"]).status == 2)
