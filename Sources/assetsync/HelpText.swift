@@ -66,16 +66,16 @@ enum HelpText {
     static let pull = CommandSpec(
         name: "pull",
         usage: "assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>] [--dry-run] [--quiet] [--json] "
-            + "[--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>] [--header <header> ...] [--netrc] "
-            + "[--cacert <file>] [--proxy <url>]",
+            + "[--limit-rate <rate>] [--speed-limit <rate>] [--speed-time <seconds>] [--lock-wait <seconds>] [--splay <seconds>] "
+            + "[--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>]",
         arguments: ["<manifest>"],
         valueOptions: [
             "--dest": "<dir>", "--jobs": "<n>", "--retries": "<n>", "--limit-rate": "<rate>", "--header": "<header>",
             "--cacert": "<file>", "--proxy": "<url>", "--lock-wait": "<seconds>", "--splay": "<seconds>",
-            "--max-delete": "<n>",
+            "--max-delete": "<n>", "--auth-host": "<host>", "--speed-limit": "<rate>", "--speed-time": "<seconds>",
         ],
         flags: ["--verify", "--delete", "--dry-run", "--quiet", "--json", "--netrc"],
-        repeatable: ["--header"],
+        repeatable: ["--header", "--auth-host"],
         help: """
             OVERVIEW: Download what is missing or changed, verify it, and commit it atomically.
 
@@ -88,8 +88,10 @@ enum HelpText {
 
             USAGE: assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>]
                                   [--dry-run] [--quiet] [--json]
-                                  [--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>]
-                                  [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]
+                                  [--limit-rate <rate>] [--speed-limit <rate>] [--speed-time <seconds>]
+                                  [--lock-wait <seconds>] [--splay <seconds>]
+                                  [--header <header> ...] [--netrc] [--auth-host <host> ...]
+                                  [--cacert <file>] [--proxy <url>]
 
             ARGUMENTS:
               <manifest>              The manifest: a file path, - for standard input, or an
@@ -111,16 +113,26 @@ enum HelpText {
               --dry-run               Show the plan instead of pulling (the same as 'plan').
               --quiet                 Print only failures.
               --json                  Also write one JSON object per line to standard output:
-                                      plan, start, retry, progress, done, failed, deleted, summary
-                                      (see docs/events.md).
-              --limit-rate <rate>     Bytes per second for the whole run, such as 500K, 20M or 1G.
+                                      plan, start, retry, restart, progress, done, failed, deleted,
+                                      summary (see docs/events.md).
+              --limit-rate <rate>     Bytes per second for the whole run, such as 500K, 20M or 1G,
+                                      shared by the transfers running at each moment.
+              --speed-limit <rate>    A transfer slower than this on average over --speed-time
+                                      has stalled: it is retried, then fails. 0 turns it off.
+                                      (default: 100 bytes per second)
+              --speed-time <seconds>  The window --speed-limit is averaged over, 1 to 3600.
+                                      (default: 60)
               --lock-wait <seconds>   How long to wait for another run's lock on the cache
                                       directory before exiting with status 4. (default: 0)
               --splay <seconds>       Wait a random time up to this long before the first
                                       request, so a fleet on one schedule spreads out. (default: 0)
               --header <header>       An extra request header, 'Name: value'; may be repeated.
-                                      Never sent to another host after a redirect.
-              --netrc                 Take credentials from ~/.netrc.
+                                      Sent only to the manifest URL's origin and --auth-host
+                                      hosts, never to another host after a redirect.
+              --netrc                 Take credentials from ~/.netrc, for the same hosts.
+              --auth-host <host>      Also send --header and netrc credentials to this host
+                                      (host or host:port); may be repeated. Required for them
+                                      with a local manifest: a manifest never chooses the hosts.
               --cacert <file>         Trust the CA certificates in this PEM file, besides the system's.
               --proxy <url>           Use this proxy. (default: the http_proxy, https_proxy and
                                       no_proxy environment variables)

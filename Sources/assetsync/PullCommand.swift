@@ -90,6 +90,13 @@ enum PullCommand {
         do throws(UsageError) {
             options.jobs = try number("--jobs", 1...64) ?? options.jobs
             options.retries = try number("--retries", 0...100) ?? options.retries
+            options.speedTime = try number("--speed-time", 1...3600) ?? options.speedTime
+            if let text = arguments.value("--speed-limit") {
+                guard let bytes = text == "0" ? 0 : ByteRate.parse(text) else {
+                    throw UsageError(message: "'--speed-limit' must be bytes per second such as 100, 10K or 1M (0: none), not '\(text)'", command: "pull")
+                }
+                options.speedLimit = bytes
+            }
             if let rate = arguments.value("--limit-rate") {
                 guard let bytes = ByteRate.parse(rate) else {
                     throw UsageError(message: "'--limit-rate' must be bytes per second such as 500K, 20M or 1G, not '\(rate)'", command: "pull")
@@ -102,6 +109,18 @@ enum PullCommand {
                       !header.contains("\r"), !header.contains("\n")
                 else { throw UsageError(message: "'--header' must look like 'Name: value', not '\(header)'", command: "pull") }
                 options.headers.append(header)
+            }
+            for host in arguments.values["--auth-host"] ?? [] {
+                guard options.credentialScope.admit(host: host) else {
+                    throw UsageError(message: "'--auth-host' must be a host name or address, with an optional :port, not '\(host)'", command: "pull")
+                }
+            }
+            if let source = arguments.arguments.first, CommandSteps.isURL(source) {
+                options.credentialScope.admit(originOf: source)
+            } else if options.credentialScope.isEmpty, !options.headers.isEmpty || arguments.flags.contains("--netrc") {
+                throw UsageError(
+                    message: "with a local manifest, '--header' and '--netrc' go only to hosts named with '--auth-host HOST'",
+                    command: "pull")
             }
             if let caFile = arguments.value("--cacert") {
                 guard access(caFile, R_OK) == 0 else {

@@ -133,7 +133,7 @@ public struct PullSession {
     private func commitEmpty(_ entry: ManifestEntry, action: SyncPlan.Action) -> (FileResult, StateIndex.Record?) {
         do {
             let proof = try Committer.commitEmpty(entry, in: root)
-            return (FileResult(path: entry.path, size: 0, action: action, outcome: .committed(transferred: 0)), proof)
+            return (FileResult(path: entry.path, size: 0, action: action, outcome: .committed), proof)
         } catch {
             let failure: Failure
             switch error {
