@@ -66,7 +66,6 @@ public final class JSONPullReporter: PullReporter {
             line.add("http_status", failure.httpStatus.map(Int64.init))
             line.add("url", failure.url)
             line.add("attempts", result.attempts)
-            line.add("bytes_transferred", result.transferred)
             line.add("local", failure.isLocal)
             write(line.line)
         case .current, .interrupted:

@@ -33,7 +33,8 @@ public struct CredentialScope: Sendable, Equatable {
         if origins.contains(origin) { return true }
         let authority = origin.drop { $0 != "/" }.drop { $0 == "/" }  // after "scheme://"
         guard let (host, port) = Self.split(String(authority)) else { return false }
-        return hosts.contains(host) || port.map { hosts.contains(host + ":" + $0) } ?? false
+        let effectivePort = port ?? (origin.hasPrefix("https:") ? "443" : "80")  // `origin` leaves it out for [IPv6]
+        return hosts.contains(host) || hosts.contains(host + ":" + effectivePort)
     }
 
     /// `host:port` → (host, port); `host` → (host, nil); `[::1]:8080` → ("[::1]", "8080").

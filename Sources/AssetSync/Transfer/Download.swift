@@ -138,12 +138,12 @@ final class Download {
 
     /// Applies this download's part of `--limit-rate` (nil: unlimited), on a running handle too
     /// (libcurl reads the limit at each step). The minimum speed follows: a transfer held down by
-    /// the limit is too slow only below half its share.
+    /// the limit is too slow only below a quarter of its share.
     func setRateShare(_ share: Int64?) {
         guard share != rateShare else { return }
         rateShare = share
         easy.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: share ?? 0)
-        liveness.minimumRate = share.map { min(options.speedLimit, $0 / 2) } ?? options.speedLimit
+        liveness.minimumRate = share.map { min(options.speedLimit, $0 / 4) } ?? options.speedLimit
     }
 
     /// The progress callback's test: no byte for `stallTimeout` seconds, or too few for `speedTime`.

@@ -63,6 +63,8 @@ final class TransferEngine {
             // libcurl keeps a limited transfer's average by reading a burst, then pausing: not a stall.
             let smallestShare = Self.rateShare(of: rate, among: options.jobs)
             options.stallTimeout = max(options.stallTimeout, Int(Double(8 << 20) / Double(smallestShare)) + 1)
+            // A window of the minimum speed then spans at least two bursts and their pauses.
+            options.speedTime = max(options.speedTime, 2 * options.stallTimeout)
         }
         self.options = options
         self.reporter = reporter
