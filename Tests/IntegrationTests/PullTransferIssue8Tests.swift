@@ -96,6 +96,9 @@ struct PullTransferIssue8Tests {
         #expect(requests[0].responseStatus == 200 && requests[0].bodyBytesSent == 30_000)
         #expect(requests[1].range == nil && requests[1].ifRange == nil, "\(requests[1].headers)")
         #expect(requests[1][header: "X-Injected"] == nil)
+        #expect(result.stderrLines(startingWith: "restart  a.bin: ")
+            == ["restart  a.bin: no usable ETag or Last-Modified to resume with; 29.3 KiB discarded, downloading from zero"],
+                "\(result.stderr)")
         #expect(sandbox.finalContent("a.bin") == resource.allBytes)
     }
 

@@ -105,7 +105,8 @@ final class Download {
     }
 
     /// Sets the handle up for the next request: resume from the bytes on disk when the
-    /// record has a validator for `If-Range`, else from zero.
+    /// record has a validator for `If-Range` (a valid header value, even in a record
+    /// written elsewhere), else from zero.
     func prepareAttempt() {
         attempts += 1
         head = ResponseHead()
@@ -114,10 +115,11 @@ final class Download {
         liveness = Liveness(
             silence: options.stallTimeout, minimumRate: liveness.minimumRate, window: options.speedTime, now: MonotonicClock.now())
         errorBuffer[0] = 0
-        if partial.offset > 0, partial.record?.ifRange == nil {
+        let validator = partial.record?.ifRange.flatMap(ResponseHead.validator)
+        if partial.offset > 0, validator == nil {
             let kept = partial.offset
             try? partial.restart()
-            if announced { restarted?(kept, "no ETag or Last-Modified to resume with") }
+            if announced { restarted?(kept, "no usable ETag or Last-Modified to resume with") }
         }
         requestedOffset = partial.offset
         attemptStartOffset = partial.offset
@@ -125,7 +127,7 @@ final class Download {
         var headers = sendCredentials ? options.headers : []
         // After a CRC mismatch, a cache between here and the origin may hold a stale copy: ask past it.
         if crcRestarts > 0 { headers += ["Cache-Control: no-cache", "Pragma: no-cache"] }
-        if requestedOffset > 0, let validator = partial.record?.ifRange {
+        if requestedOffset > 0, let validator {
             easy.set(CURLOPT_RANGE, "\(requestedOffset)-")
             headers.append("If-Range: \(validator)")
         } else {
