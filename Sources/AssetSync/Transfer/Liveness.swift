@@ -35,7 +35,7 @@ struct Liveness {
     mutating func check(at now: Double) -> Verdict? {
         if now - lastHeard > silence { return .silent }
         guard minimumRate > 0, now - windowStart >= Double(window) else { return nil }
-        if windowBytes < minimumRate * Int64(window) { return .slow(bytes: windowBytes, seconds: window) }
+        if Double(windowBytes) < Double(minimumRate) * Double(window) { return .slow(bytes: windowBytes, seconds: window) }
         windowStart = now
         windowBytes = 0
         return nil
