@@ -205,6 +205,23 @@ struct PullTransferIssue8Tests {
         #expect(sandbox.finalContent("a.bin") == nil)
     }
 
+    @Test("item 15: a remote manifest trickled under --speed-limit is given up in bounded time")
+    func aTrickledManifestFails() throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.route("/manifest.json", .serve(.text(String(repeating: " ", count: 10_000))).slow(chunkSize: 1, delay: 0.2))
+        let dest = try TemporaryDirectory()
+
+        let result = try AssetSyncBinary.run(
+            ["pull", server.url("manifest.json"), "--dest", dest.path, "--speed-limit", "1K", "--speed-time", "2", "--retries", "1"],
+            environment: PullSandbox.environment([:]))
+
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: cannot fetch the manifest \(server.url("manifest.json")): "), "\(result.stderr)")
+        #expect(result.stderr.contains(" in 2 s, below the minimum of 1.0 KiB/s (stalled). Nothing was downloaded.\n"), "\(result.stderr)")
+        #expect(server.requests(to: "/manifest.json").count == 2)
+    }
+
     @Test("item 15: --speed-time is range-checked")
     func speedTimeIsRangeChecked() throws {
         let sandbox = try PullSandbox()

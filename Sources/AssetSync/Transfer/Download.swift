@@ -249,12 +249,8 @@ final class Download {
             return nextURL(Failure(
                 isLocal: false, reason: "the server sent more than the manifest's \(entry.size) bytes", httpStatus: status,
                 url: currentURL))
-        case .stalled(.silent)?:
-            return transient("no data for \(options.stallTimeout) s (stalled)", status: status == 0 ? nil : status)
-        case .stalled(.slow(let bytes, let seconds))?:
-            return transient(
-                "\(ByteCount.human(bytes)) in \(seconds) s, below the minimum of \(ByteCount.human(liveness.minimumRate))/s (stalled)",
-                status: status == 0 ? nil : status)
+        case .stalled(let verdict)?:
+            return transient(liveness.describe(verdict), status: status == 0 ? nil : status)
         case .local?, nil:
             break
         }

@@ -40,4 +40,14 @@ struct Liveness {
         windowBytes = 0
         return nil
     }
+
+    /// A verdict in words, for a `retry` or `failed` line.
+    func describe(_ verdict: Verdict) -> String {
+        switch verdict {
+        case .silent:
+            return "no data for \(Int(silence)) s (stalled)"
+        case .slow(let bytes, let seconds):
+            return "\(ByteCount.human(bytes)) in \(seconds) s, below the minimum of \(ByteCount.human(minimumRate))/s (stalled)"
+        }
+    }
 }

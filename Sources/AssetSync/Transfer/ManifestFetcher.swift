@@ -28,6 +28,8 @@ public final class ManifestFetcher {
     private let wakeFD: Int32
     private let shouldStop: () -> Bool
     private var liveness: Liveness
+    /// Why the progress callback stopped the current request, if it did.
+    private var stall: Liveness.Verdict?
     private var head = ResponseHead()
     private var output: Int32 = -1
     private var received: Int64 = 0
@@ -52,7 +54,8 @@ public final class ManifestFetcher {
         easy.set(CURLOPT_XFERINFODATA, pointer: owner)
         easy.setProgressCallback { owner, _, _, _, _ in
             let fetcher = Unmanaged<ManifestFetcher>.fromOpaque(owner!).takeUnretainedValue()
-            return fetcher.liveness.check(at: MonotonicClock.now()) == nil ? 0 : 1
+            fetcher.stall = fetcher.liveness.check(at: MonotonicClock.now())
+            return fetcher.stall == nil ? 0 : 1
         }
         easy.set(CURLOPT_WRITEDATA, pointer: owner)
         easy.set(CURLOPT_WRITEFUNCTION, callback: { buffer, size, count, owner in
@@ -134,7 +137,8 @@ public final class ManifestFetcher {
                 return Fetched(path: root.path + "/.assetsync/" + Self.cacheName, notModified: false)
             }
             let reason = code == CURLE_OK ? "HTTP \(status)"
-                : QuotedValue.escapingControls(errorBuffer[0] != 0 ? String(cString: errorBuffer) : CurlEasy.describe(code))
+                : stall.map(liveness.describe)
+                ?? QuotedValue.escapingControls(errorBuffer[0] != 0 ? String(cString: errorBuffer) : CurlEasy.describe(code))
             let transient = code != CURLE_OK ? code != CURLE_PEER_FAILED_VERIFICATION && code != CURLE_UNSUPPORTED_PROTOCOL
                 : status == 408 || status == 429 || status >= 500
             guard transient, attempt <= options.retries else { throw Failure(description: reason) }
@@ -149,6 +153,7 @@ public final class ManifestFetcher {
     private func perform() -> CURLcode? {
         liveness = Liveness(
             silence: options.stallTimeout, minimumRate: options.speedLimit, window: options.speedTime, now: MonotonicClock.now())
+        stall = nil
         curl_multi_add_handle(multi, easy.handle)
         defer { curl_multi_remove_handle(multi, easy.handle) }
         while !shouldStop() {
@@ -177,6 +182,7 @@ public final class ManifestFetcher {
     }
 
     private func receive(_ buffer: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+        liveness.heard(Int64(count), at: MonotonicClock.now())
         guard head.status == 200 else { return count }  // a redirect's or an error's body is not the manifest
         received += Int64(count)
         if received > ManifestReader.sizeLimit {
