@@ -73,6 +73,10 @@ struct PullTransferIssue8Tests {
         #expect(!result.stderr.utf8.contains(0x07))
         #expect(result.stderrLines(startingWith: "retry    a.bin: a resume was answered with Content-Range \"bytes 1-2/3\\u{1b}")
             .count == 1, "\(result.stderr.debugDescription)")
+        // The Location is refused where it is read, as a manifest URL with a control character would be.
+        #expect(result.stderrLines(startingWith: "failed   b.bin: refused a redirect to \"http://127.0.0.1:1/\\u{1b}[2Jb.bin\": "
+            + "Location must not contain spaces or control characters").count == 1, "\(result.stderr.debugDescription)")
+        #expect(server.requests.count == 4)  // nothing followed the hostile Location
         #expect(sandbox.finalContent("a.bin") == resource.allBytes)
     }
 
