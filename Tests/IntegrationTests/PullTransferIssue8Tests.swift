@@ -152,6 +152,18 @@ struct PullTransferIssue8Tests {
         #expect(named.status == 0, "\(named.stderr)")
         #expect(elsewhere.requests.count == 2)
         #expect(elsewhere.requests.last?.authorization == "Bearer secret")
+
+        // netrc names hosts, not ports: its entry for 127.0.0.1 still goes to the manifest's origin only.
+        let netrcHome = try TemporaryDirectory()
+        try "machine 127.0.0.1 login user password pw\n".write(toFile: netrcHome.path + "/.netrc", atomically: true, encoding: .utf8)
+        chmod(netrcHome.path + "/.netrc", 0o600)
+        let netrcDest = try TemporaryDirectory()
+        let netrc = try AssetSyncBinary.run(
+            ["pull", home.url("manifest.json"), "--dest", netrcDest.path, "--netrc"],
+            environment: PullSandbox.environment(["HOME": netrcHome.path]))
+        #expect(netrc.status == 0, "\(netrc.stderr)")
+        #expect(home.requests.suffix(2).allSatisfy { $0.authorization == "Basic dXNlcjpwdw==" }, "\(home.requests.map(\.headers))")
+        #expect(elsewhere.requests.count == 3 && elsewhere.requests.last?.authorization == nil)
     }
 
     @Test("item 14: with a local manifest, --header needs --auth-host, and goes only to the hosts it names")
