@@ -42,8 +42,10 @@ enum CommandSteps {
         defer { if let temporary { unlink(temporary) } }
         let fetched: ManifestFetcher.Fetched
         do {
-            fetched = try ManifestFetcher(options: options).fetch(url, cache: root, temporaryPath: temporary)
+            fetched = try ManifestFetcher(options: options, wakeFD: Interruption.wakeFD, shouldStop: { Interruption.requested })
+                .fetch(url, cache: root, temporaryPath: temporary)
         } catch {
+            if Interruption.requested { throw .interrupted }
             console.err("Error: cannot fetch the manifest \(url): \(error). Nothing was downloaded.\n")
             throw .someFilesFailed
         }

@@ -47,7 +47,9 @@ enum HelpText {
               extra     in the cache but not in the manifest
 
             USAGE: assetsync plan <manifest> [--dest <dir>] [--json]
-                                  [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]
+                                  [--header <header> ...] [--netrc] [--auth-host <host> ...]
+                                  [--cacert <file>] [--proxy <url>] [--speed-limit <rate>]
+                                  [--speed-time <seconds>]
 
             ARGUMENTS:
               <manifest>              The manifest: a file path, - for standard input, or an
@@ -93,7 +95,9 @@ enum HelpText {
             USAGE: assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>]
                                   [--dry-run] [--quiet] [--json]
                                   [--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>]
-                                  [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]
+                                  [--header <header> ...] [--netrc] [--auth-host <host> ...]
+                                  [--cacert <file>] [--proxy <url>] [--speed-limit <rate>]
+                                  [--speed-time <seconds>]
 
             ARGUMENTS:
               <manifest>              The manifest: a file path, - for standard input, or an
@@ -114,9 +118,10 @@ enum HelpText {
               --dry-run               Show the plan instead of pulling (the same as 'plan').
               --quiet                 Print only failures.
               --json                  Also write one JSON object per line to standard output:
-                                      plan, start, retry, progress, done, failed, deleted, summary
-                                      (see docs/events.md).
-              --limit-rate <rate>     Bytes per second for the whole run, such as 500K, 20M or 1G.
+                                      plan, start, retry, restart, progress, done, failed, deleted,
+                                      summary (see docs/events.md).
+              --limit-rate <rate>     Bytes per second for the whole run, such as 500K, 20M or 1G,
+                                      shared by the transfers running at each moment.
               --lock-wait <seconds>   How long to wait for another run's lock on the cache
                                       directory before exiting with status 4. (default: 0)
               --splay <seconds>       Wait a random time up to this long before the first
@@ -152,7 +157,9 @@ enum HelpText {
             again through the normal atomic path, as 'pull --verify' does.
 
             USAGE: assetsync verify <manifest> [--dest <dir>] [--repair] [--json] [--lock-wait <seconds>]
-                                    [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]
+                                    [--header <header> ...] [--netrc] [--auth-host <host> ...]
+                                    [--cacert <file>] [--proxy <url>] [--speed-limit <rate>]
+                                    [--speed-time <seconds>]
 
             ARGUMENTS:
               <manifest>              The manifest: a file path, - for standard input, or an

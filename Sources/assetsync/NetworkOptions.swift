@@ -5,19 +5,35 @@ import Glibc
 /// URL or a repair), and the tuning environment variables, read into `TransferOptions` by one
 /// parser. A new network option is added here once: its spec entry, its help line and its parsing.
 enum NetworkOptions {
-    static let valueOptions = ["--header": "<header>", "--cacert": "<file>", "--proxy": "<url>"]
+    static let valueOptions = [
+        "--header": "<header>", "--auth-host": "<host>", "--cacert": "<file>", "--proxy": "<url>",
+        "--speed-limit": "<rate>", "--speed-time": "<seconds>",
+    ]
     static let flags = ["--netrc"]
-    static let repeatable: Set<String> = ["--header"]
-    static let usage = "[--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]"
+    static let repeatable: Set<String> = ["--header", "--auth-host"]
+    static let usage = "[--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] "
+        + "[--speed-limit <rate>] [--speed-time <seconds>]"
     /// The lines of the OPTIONS section of each command's help.
     static let help = """
           --header <header>       An extra request header, 'Name: value'; may be repeated.
-                                  Never sent to another host after a redirect.
-          --netrc                 Take credentials from ~/.netrc.
+                                  Sent only to the manifest URL's origin and --auth-host
+                                  hosts, never to another host after a redirect.
+          --netrc                 Take credentials from ~/.netrc, for the same hosts.
+          --auth-host <host>      Also send --header and netrc credentials to this host
+                                  (host or host:port); may be repeated. Required for them
+                                  with a local manifest: a manifest never chooses the hosts.
           --cacert <file>         Trust the CA certificates in this PEM file, besides the system's.
           --proxy <url>           Use this proxy. (default: the http_proxy, https_proxy and
                                   no_proxy environment variables)
+          --speed-limit <rate>    A transfer slower than this on average over --speed-time
+                                  has stalled: it is retried, then fails. 0 turns it off.
+                                  (default: 100 bytes per second)
+          --speed-time <seconds>  The window --speed-limit is averaged over, 1 to 3600.
+                                  (default: 60)
         """
+
+    static let speedLimit = NumericSetting(source: .option("--speed-limit"), kind: .byteRate, range: 0...Double(1 << 40))
+    static let speedTime = NumericSetting(source: .option("--speed-time"), kind: .whole, range: 1...3_600, unit: "seconds")
 
     /// The tuning variables, for tests and benchmarks (README, "Tuning").
     static let stallTimeout = NumericSetting(source: .environment("ASSETSYNC_STALL_TIMEOUT"), kind: .whole, range: 1...86_400, unit: "seconds")
@@ -35,6 +51,20 @@ enum NetworkOptions {
             else { throw UsageError(message: "'--header' must look like 'Name: value', not \(QuotedValue.quote(header))", command: command) }
             options.headers.append(header)
         }
+        for host in arguments.values["--auth-host"] ?? [] {
+            guard options.credentialScope.admit(host: host) else {
+                throw UsageError(
+                    message: "'--auth-host' must be a host name or address, with an optional :port, not \(QuotedValue.quote(host))",
+                    command: command)
+            }
+        }
+        if let source = arguments.arguments.first, CommandSteps.isURL(source) {
+            options.credentialScope.admit(originOf: source)
+        } else if options.credentialScope.isEmpty, !options.headers.isEmpty || arguments.flags.contains("--netrc") {
+            throw UsageError(
+                message: "with a local manifest, '--header' and '--netrc' go only to hosts named with '--auth-host HOST'",
+                command: command)
+        }
         if let caFile = arguments.value("--cacert") {
             guard access(caFile, R_OK) == 0 else {
                 throw UsageError(message: "'--cacert' file \(QuotedValue.quote(caFile)) cannot be read", command: command)
@@ -43,6 +73,8 @@ enum NetworkOptions {
         }
         options.useNetrc = arguments.flags.contains("--netrc")
         options.proxy = arguments.value("--proxy")
+        if let bytes = try speedLimit.value(in: arguments, command: command) { options.speedLimit = Int64(bytes.rounded()) }
+        if let seconds = try speedTime.value(in: arguments, command: command) { options.speedTime = Int(seconds) }
         if let seconds = try stallTimeout.value(in: arguments, command: command) { options.stallTimeout = Int(seconds) }
         if let seconds = try retryDelay.value(in: arguments, command: command) { options.retryBaseDelay = seconds }
         if let bytes = try bufferSize.value(in: arguments, command: command) { options.bufferSize = Int(bytes) }

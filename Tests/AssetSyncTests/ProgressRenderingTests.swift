@@ -82,7 +82,7 @@ import Testing
         #expect(redraw.dropFirst(7).split(separator: "\n").allSatisfy { $0.count < 50 })
 
         // A file's line goes above the block, which is drawn again under it.
-        reporter.finished(FileResult(path: "a.bin", size: 10, action: .new, outcome: .committed(transferred: 10), attempts: 1))
+        reporter.finished(FileResult(path: "a.bin", size: 10, action: .new, outcome: .committed, attempts: 1, transferred: 10))
         let above = screen.written.withLock { $0[2] }
         #expect(above.hasPrefix("\u{1B}[2F\u{1B}[Jnew      a.bin (10 B)\nPulling 1/3 files"))
 
@@ -100,7 +100,7 @@ import Testing
         screen.advance(5)
         reporter.progress(snapshot(done: 160 << 20))
         #expect(screen.text == "progress: 1/3 files, 160.0 MiB of 300.0 MiB, 8.0 MiB/s, ETA 0:18\n")
-        reporter.finished(FileResult(path: "b.bin", size: 10, action: .changed, outcome: .committed(transferred: 10), attempts: 1))
+        reporter.finished(FileResult(path: "b.bin", size: 10, action: .changed, outcome: .committed, attempts: 1, transferred: 10))
         #expect(screen.text.hasSuffix("updated  b.bin (10 B)\n"))
         #expect(!screen.text.contains("\u{1B}"))
     }
@@ -109,7 +109,7 @@ import Testing
         let screen = Screen()
         let reporter = HumanPullReporter(output: screen.output(live: true), quiet: true)
         reporter.progress(snapshot(done: 110 << 20))
-        reporter.finished(FileResult(path: "a.bin", size: 1, action: .new, outcome: .committed(transferred: 1)))
+        reporter.finished(FileResult(path: "a.bin", size: 1, action: .new, outcome: .committed, transferred: 1))
         reporter.retrying(path: "c.bin", reason: "HTTP 503", after: 1)
         #expect(screen.writes == 0)
         reporter.finished(FileResult(

@@ -26,7 +26,7 @@ import Testing
 
     @Test("item 17: no such hint when some file came through or failed otherwise")
     func noHintForMixedFailures() {
-        let committed = FileResult(path: "ok.bin", size: 10, action: .new, outcome: .committed(transferred: 10))
+        let committed = FileResult(path: "ok.bin", size: 10, action: .new, outcome: .committed, transferred: 10)
         #expect(!summary([failed("a.bin", status: 403), committed]).contains("refused access"))
         #expect(!summary([failed("a.bin", status: 403), failed("b.bin", status: 404)]).contains("refused access"))
         #expect(!summary([failed("a.bin", status: 403), failed("b.bin", status: nil)]).contains("refused access"))

@@ -5,9 +5,13 @@ import Testing
 /// range-checked parser; a bad value is a usage error (exit 2) naming it, never a crash, a
 /// wrap-around or a silent clamp.
 @Suite struct NumericSettingTests {
-    static let pullUsage = "Usage: assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] "
-        + "[--max-delete <n>] [--dry-run] [--quiet] [--json] [--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>] "
-        + "[--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]\n  See 'assetsync pull --help' for more information.\n"
+    /// pull's usage lines, as the golden usage error pins them.
+    static let pullUsage: String = {
+        let golden = try! String(
+            contentsOf: AssetSyncBinary.packageRoot.appendingPathComponent("Tests/IntegrationTests/Golden/usage-error-pull.txt"),
+            encoding: .utf8)
+        return String(golden.drop { $0 != "\n" }.dropFirst())
+    }()
     static let rate = "must be bytes per second from 1 to 1024G, such as 500K, 20M or 1G, not"
 
     @Test("item 7: a bad numeric option exits 2 naming the option, the value and the range", arguments: [

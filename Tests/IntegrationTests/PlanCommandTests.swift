@@ -9,7 +9,7 @@ import Testing
         try FileManager.default.createDirectory(at: videos, withIntermediateDirectories: true)
         try Data(count: 100).write(to: videos.appendingPathComponent("intro.mp4"))
         try FileManager.default.createDirectory(at: dest.url.appendingPathComponent("packs"), withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: dest.path + "/packs/level1.zip", contents: nil)
+        _ = FileManager.default.createFile(atPath: dest.path + "/packs/level1.zip", contents: nil)
         truncate(dest.path + "/packs/level1.zip", 104_857_600)
         try Data("x".utf8).write(to: dest.url.appendingPathComponent("stray.txt"))
 
@@ -65,11 +65,11 @@ import Testing
     }
 
     @Test(arguments: [
-        (["plan"], "Error: Missing expected argument '<manifest>'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]\n  See 'assetsync plan --help' for more information.\n"),
-        (["plan", "m.xml", "--dets", "x"], "Error: Unknown option '--dets'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]\n  See 'assetsync plan --help' for more information.\n"),
-        (["plan", "m.xml", "--dest"], "Error: Missing value for '--dest <dir>'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]\n  See 'assetsync plan --help' for more information.\n"),
-        (["plan", "m.xml", "n.xml"], "Error: Unexpected argument 'n.xml'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]\n  See 'assetsync plan --help' for more information.\n"),
-        (["plan", "m.xml", "--json=yes"], "Error: '--json' does not take a value\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--cacert <file>] [--proxy <url>]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan"], "Error: Missing expected argument '<manifest>'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>] [--speed-time <seconds>]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan", "m.xml", "--dets", "x"], "Error: Unknown option '--dets'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>] [--speed-time <seconds>]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan", "m.xml", "--dest"], "Error: Missing value for '--dest <dir>'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>] [--speed-time <seconds>]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan", "m.xml", "n.xml"], "Error: Unexpected argument 'n.xml'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>] [--speed-time <seconds>]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan", "m.xml", "--json=yes"], "Error: '--json' does not take a value\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>] [--speed-time <seconds>]\n  See 'assetsync plan --help' for more information.\n"),
         (["pul", "m.xml"], "Error: Unknown subcommand 'pul'\nUsage: assetsync <subcommand>\n  See 'assetsync --help' for more information.\n"),
         (["--verbose"], "Error: Unknown option '--verbose'\nUsage: assetsync <subcommand>\n  See 'assetsync --help' for more information.\n"),
         (["help", "nope"], "Error: Unknown subcommand 'nope'\nUsage: assetsync <subcommand>\n  See 'assetsync --help' for more information.\n"),
@@ -83,7 +83,7 @@ import Testing
 
     @Test func destThatIsAFileIsAUsageError() throws {
         let dest = try TemporaryDirectory()
-        FileManager.default.createFile(atPath: dest.path + "/file", contents: Data())
+        _ = FileManager.default.createFile(atPath: dest.path + "/file", contents: Data())
         let result = try AssetSyncBinary.run(
             ["plan", "manifests/example.xml", "--dest", dest.path + "/file"], directory: AssetSyncBinary.packageRoot)
         #expect(result.status == 2)

@@ -457,7 +457,10 @@ struct PullFaultTests {
 
     // MARK: - 15 Credentials and redirects
 
-    static let credentials = ["--header", "Authorization: Bearer secret", "--header", "X-Custom-Token: t0ken"]
+    /// The credentials, for the one host the user chose (a local manifest names none: item 14 of issue 8).
+    static func credentials(for server: FaultServer) -> [String] {
+        ["--header", "Authorization: Bearer secret", "--header", "X-Custom-Token: t0ken", "--auth-host", "127.0.0.1:\(server.port)"]
+    }
 
     @Test func credentialsAreNotSentToAnotherPortAfterARedirect() throws {
         let sandbox = try PullSandbox()
@@ -473,7 +476,7 @@ struct PullFaultTests {
         second.route("/elsewhere/a.bin", .serve(resource))
         sandbox.add("a.bin", resource, url: first.url("a.bin"))
 
-        let result = try sandbox.pull(Self.credentials)
+        let result = try sandbox.pull(Self.credentials(for: first))
 
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderrLines.contains(Self.newLine("a.bin")))
@@ -500,7 +503,7 @@ struct PullFaultTests {
         server.route("/b.bin", .serve(resource))
         sandbox.add("a.bin", resource, url: server.url("a.bin"))
 
-        let result = try sandbox.pull(Self.credentials)
+        let result = try sandbox.pull(Self.credentials(for: server))
 
         #expect(result.status == 0, "\(result.stderr)")
         let asked = server.requests(to: "/a.bin")
@@ -524,7 +527,7 @@ struct PullFaultTests {
         server.route("/b.bin", .serve(resource))
         sandbox.add("a.bin", resource, url: server.url("a.bin"))
 
-        let result = try sandbox.pull(Self.credentials)
+        let result = try sandbox.pull(Self.credentials(for: server))
 
         #expect(result.status == 0, "\(result.stderr)")
         #expect(server.requests.map(\.path) == ["/a.bin", "/b.bin"])

@@ -1,8 +1,8 @@
 /// What a pull did with one manifest entry.
 public struct FileResult: Sendable, Equatable {
     public enum Outcome: Sendable, Equatable {
-        /// Downloaded, verified and committed; `transferred` counts this run's bytes only.
-        case committed(transferred: Int64)
+        /// Downloaded, verified and committed.
+        case committed
         /// Already present and proven by its CRC-32.
         case current
         case failed(Failure)
@@ -16,13 +16,17 @@ public struct FileResult: Sendable, Equatable {
     public var action: SyncPlan.Action
     public var outcome: Outcome
     public var attempts: Int
+    /// Body bytes this run received for the file, over every attempt and whatever the outcome:
+    /// what went over the wire, discarded copies included.
+    public var transferred: Int64
 
-    public init(path: String, size: Int64, action: SyncPlan.Action, outcome: Outcome, attempts: Int = 0) {
+    public init(path: String, size: Int64, action: SyncPlan.Action, outcome: Outcome, attempts: Int = 0, transferred: Int64 = 0) {
         self.path = path
         self.size = size
         self.action = action
         self.outcome = outcome
         self.attempts = attempts
+        self.transferred = transferred
     }
 }
 
@@ -48,6 +52,8 @@ public protocol PullReporter: Sendable {
     func planned(_ plan: SyncPlan)
     func started(path: String, size: Int64, resumingAt offset: Int64, url: String)
     func retrying(path: String, reason: String, after delay: Double)
+    /// A resume became a download from zero without a retry: `discarded` bytes kept from before were dropped.
+    func restarted(path: String, discarded: Int64, reason: String)
     func finished(_ result: FileResult)
     /// `--delete` removed a file the manifest does not list.
     func deleted(path: String)

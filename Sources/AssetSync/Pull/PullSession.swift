@@ -159,7 +159,7 @@ public struct PullSession {
     ) -> (FileResult, StateIndex.Record?) {
         switch outcome {
         case .success(let proof):
-            return (FileResult(path: entry.path, size: 0, action: action, outcome: .committed(transferred: 0)), proof)
+            return (FileResult(path: entry.path, size: 0, action: action, outcome: .committed), proof)
         case .failure(let error):
             let failure: Failure
             switch error {

@@ -55,6 +55,10 @@ public final class HumanPullReporter: PullReporter {
         say(PullLines.retry(path: path, reason: reason, after: delay), important: false)
     }
 
+    public func restarted(path: String, discarded: Int64, reason: String) {
+        say(PullLines.restart(path: path, discarded: discarded, reason: reason), important: false)
+    }
+
     public func finished(_ result: FileResult) {
         guard let (text, isFailure) = PullLines.finished(result) else { return }
         say(text, important: isFailure)

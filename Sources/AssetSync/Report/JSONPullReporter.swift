@@ -40,14 +40,22 @@ public final class JSONPullReporter: PullReporter {
         write(line.line)
     }
 
+    public func restarted(path: String, discarded: Int64, reason: String) {
+        var line = JSONLine(type: "restart")
+        line.add("path", path)
+        line.add("discarded", discarded)
+        line.add("reason", reason)
+        write(line.line)
+    }
+
     public func finished(_ result: FileResult) {
         switch result.outcome {
-        case .committed(let transferred):
+        case .committed:
             var line = JSONLine(type: "done")
             line.add("path", result.path)
             line.add("size", result.size)
             line.add("action", result.action == .new ? "new" : "updated")
-            line.add("bytes_transferred", transferred)
+            line.add("bytes_transferred", result.transferred)
             line.add("attempts", result.attempts)
             write(line.line)
         case .failed(let failure):
@@ -121,6 +129,9 @@ public struct PullReporters: PullReporter {
     }
     public func retrying(path: String, reason: String, after delay: Double) {
         all.forEach { $0.retrying(path: path, reason: reason, after: delay) }
+    }
+    public func restarted(path: String, discarded: Int64, reason: String) {
+        all.forEach { $0.restarted(path: path, discarded: discarded, reason: reason) }
     }
     public func finished(_ result: FileResult) { all.forEach { $0.finished(result) } }
     public func deleted(path: String) { all.forEach { $0.deleted(path: path) } }

@@ -1,8 +1,14 @@
-/// The words of a pull's human output, shared by the plain and the live renderer.
+/// The words of a pull's human output, shared by the plain and the live renderer. Reasons may
+/// quote what a server sent: each goes through `QuotedValue.escapingControls` on its way out.
 public enum PullLines {
     public static func retry(path: String, reason: String, after delay: Double) -> String {
         let wait = delay <= 0 ? "" : "; retrying in \(ElapsedTime.format(delay))"
-        return "retry    \(QuotedValue.displayPath(path)): \(reason)\(wait)\n"
+        return "retry    \(QuotedValue.displayPath(path)): \(QuotedValue.escapingControls(reason))\(wait)\n"
+    }
+
+    public static func restart(path: String, discarded: Int64, reason: String) -> String {
+        "restart  \(QuotedValue.displayPath(path)): \(QuotedValue.escapingControls(reason)); "
+            + "\(ByteCount.human(discarded)) discarded, downloading from zero\n"
     }
 
     /// The line for a finished file, if it gets one; failures are flagged so `--quiet` keeps them.
@@ -63,7 +69,7 @@ public enum PullLines {
     }
 
     static func describe(_ failure: Failure) -> String {
-        failure.reason + (failure.url.map { " (\($0))" } ?? "")
+        QuotedValue.escapingControls(failure.reason + (failure.url.map { " (\($0))" } ?? ""))
     }
 }
 
@@ -78,10 +84,10 @@ public struct PullTotals: Sendable {
 
     public init(_ outcome: PullSession.Outcome) {
         for result in outcome.results {
+            transferred += result.transferred
             switch result.outcome {
-            case .committed(let bytes):
+            case .committed:
                 if result.action == .new { new += 1 } else { updated += 1 }
-                transferred += bytes
             case .current: current += 1
             case .failed(let failure): failures.append((result.path, failure))
             case .interrupted: interrupted += 1

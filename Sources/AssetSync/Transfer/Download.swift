@@ -20,14 +20,17 @@ final class Download {
     private(set) var attemptsOnURL = 0
     private(set) var attempts = 0
     private(set) var redirects = 0
-    /// Cleared once a redirect leaves the host the user's credentials were meant for.
-    private var sendCredentials = true
+    /// Whether the current URL may carry the user's credentials: within the credential scope,
+    /// and cleared once a redirect leaves the origin that was asked for.
+    private var sendCredentials: Bool
     private var crcRestarts = 0
     /// Whether the reporter has heard of this download starting.
     var announced = false
+    /// Told when a resume becomes a download from zero with no retry to say so (the bytes dropped).
+    var restarted: ((_ discarded: Int64, _ reason: String) -> Void)?
     /// Monotonic time before which the next attempt must not start.
     var notBefore = 0.0
-    /// Bytes written by this run, across attempts.
+    /// Body bytes received by this run, across attempts (discarded ones included).
     private(set) var transferred: Int64 = 0
 
     // The current attempt.
@@ -36,8 +39,9 @@ final class Download {
     private var bodyAccepted = false
     private var attemptFailure: AttemptFailure?
     private var attemptStartOffset: Int64 = 0
-    /// When the current attempt last received a byte (or started).
-    private var lastByteTime = 0.0
+    private var liveness: Liveness
+    /// This download's part of `--limit-rate` while it runs (nil: unlimited).
+    private var rateShare: Int64?
 
     /// What went wrong inside a callback, decided there and acted on at completion.
     enum AttemptFailure: Equatable {
@@ -45,7 +49,7 @@ final class Download {
         case wrongContentRange(String)
         case unexpectedStatus(Int)
         case bodyTooLong
-        case stalled
+        case stalled(Liveness.Verdict)
         case local(SystemError)
     }
 
@@ -66,6 +70,8 @@ final class Download {
         self.partial = partial
         self.options = options
         currentURL = urls[0]
+        sendCredentials = options.credentialScope.admits(urls[0])
+        liveness = Liveness(silence: options.stallTimeout, minimumRate: options.speedLimit, window: options.speedTime, now: 0)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         configureHandle()
     }
@@ -83,7 +89,6 @@ final class Download {
             Unmanaged<Download>.fromOpaque(owner!).takeUnretainedValue().hasStalled() ? 1 : 0
         }
         easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
-        if let rate = options.limitRate { easy.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: max(1, rate / Int64(options.jobs))) }
         easy.set(CURLOPT_PRIVATE, pointer: owner)
         easy.set(CURLOPT_WRITEDATA, pointer: owner)
         easy.set(CURLOPT_WRITEFUNCTION, callback: { buffer, size, count, owner in
@@ -94,26 +99,35 @@ final class Download {
             let download = Unmanaged<Download>.fromOpaque(owner!).takeUnretainedValue()
             let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: size * count), as: UTF8.self)
             download.head.take(Substring(line))
-            download.lastByteTime = MonotonicClock.now()
+            download.liveness.heard(at: MonotonicClock.now())
             return size * count
         })
     }
 
     /// Sets the handle up for the next request: resume from the bytes on disk when the
-    /// record has a validator for `If-Range`, else from zero.
+    /// record has a validator for `If-Range` (a valid header value, even in a record
+    /// written elsewhere), else from zero.
     func prepareAttempt() {
         attempts += 1
         head = ResponseHead()
         bodyAccepted = false
         attemptFailure = nil
-        lastByteTime = MonotonicClock.now()
+        liveness = Liveness(
+            silence: options.stallTimeout, minimumRate: liveness.minimumRate, window: options.speedTime, now: MonotonicClock.now())
         errorBuffer[0] = 0
-        if partial.offset > 0, partial.record?.ifRange == nil { try? partial.restart() }
+        let validator = partial.record?.ifRange.flatMap(ResponseHead.validator)
+        if partial.offset > 0, validator == nil {
+            let kept = partial.offset
+            try? partial.restart()
+            if announced { restarted?(kept, "no usable ETag or Last-Modified to resume with") }
+        }
         requestedOffset = partial.offset
         attemptStartOffset = partial.offset
         easy.set(CURLOPT_URL, currentURL)
         var headers = sendCredentials ? options.headers : []
-        if requestedOffset > 0, let validator = partial.record?.ifRange {
+        // After a CRC mismatch, a cache between here and the origin may hold a stale copy: ask past it.
+        if crcRestarts > 0 { headers += ["Cache-Control: no-cache", "Pragma: no-cache"] }
+        if requestedOffset > 0, let validator {
             easy.set(CURLOPT_RANGE, "\(requestedOffset)-")
             headers.append("If-Range: \(validator)")
         } else {
@@ -124,16 +138,26 @@ final class Download {
         easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: entry.size)
     }
 
-    /// The progress callback's test: no byte for `stallTimeout` seconds.
+    /// Applies this download's part of `--limit-rate` (nil: unlimited), on a running handle too
+    /// (libcurl reads the limit at each step). The minimum speed follows: a transfer held down by
+    /// the limit is too slow only below a quarter of its share.
+    func setRateShare(_ share: Int64?) {
+        guard share != rateShare else { return }
+        rateShare = share
+        easy.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: share ?? 0)
+        liveness.minimumRate = share.map { min(options.speedLimit, $0 / 4) } ?? options.speedLimit
+    }
+
+    /// The progress callback's test: no byte for `stallTimeout` seconds, or too few for `speedTime`.
     private func hasStalled() -> Bool {
-        guard MonotonicClock.now() - lastByteTime > Double(options.stallTimeout) else { return false }
-        attemptFailure = .stalled
+        guard let verdict = liveness.check(at: MonotonicClock.now()) else { return false }
+        attemptFailure = .stalled(verdict)
         return true
     }
 
     /// The write callback: checks the response once, then appends at most the bytes the manifest allows.
     private func receive(_ buffer: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
-        lastByteTime = MonotonicClock.now()
+        liveness.heard(Int64(count), at: MonotonicClock.now())
         if !bodyAccepted {
             if (300..<400).contains(head.status) { return count }  // a redirect's body is not the file
             if let failure = acceptResponse() {
@@ -169,7 +193,9 @@ final class Download {
             else { return .wrongContentRange(head.contentRange ?? "(none)") }
         case 200:
             if partial.offset > 0 {
+                let kept = partial.offset
                 do { try partial.restart() } catch { return .local(error) }
+                restarted?(kept, "the server sent the whole file, not the range asked for")
             }
         case 400..<600:
             return .httpStatus(head.status)
@@ -215,19 +241,21 @@ final class Download {
             return nextURL(Failure(isLocal: false, reason: "HTTP \(status)", httpStatus: status, url: currentURL))
         case .wrongContentRange(let range)?:
             try? partial.restart()
-            return transient("a resume was answered with Content-Range \(range); restarting from zero", status: status)
+            return transient(
+                "a resume was answered with Content-Range \(QuotedValue.serverValue(range)); restarting from zero", status: status)
         case .unexpectedStatus(let status)?:
             return nextURL(Failure(isLocal: false, reason: "unexpected HTTP status \(status)", httpStatus: status, url: currentURL))
         case .bodyTooLong?:
             return nextURL(Failure(
                 isLocal: false, reason: "the server sent more than the manifest's \(entry.size) bytes", httpStatus: status,
                 url: currentURL))
-        case .stalled?:
-            return transient("no data for \(options.stallTimeout) s (stalled)", status: status == 0 ? nil : status)
+        case .stalled(let verdict)?:
+            return transient(liveness.describe(verdict), status: status == 0 ? nil : status)
         case .local?, nil:
             break
         }
-        let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : CurlEasy.describe(code)
+        // curl's words may quote the server (a certificate's name, a proxy's answer).
+        let detail = QuotedValue.escapingControls(errorBuffer[0] != 0 ? String(cString: errorBuffer) : CurlEasy.describe(code))
         switch code {
         case CURLE_FILESIZE_EXCEEDED:
             return nextURL(Failure(
@@ -267,7 +295,7 @@ final class Download {
 
     /// What a group commit did with this download.
     func committed(_ error: CacheError?) -> Next {
-        guard let error else { return .done(result(.committed(transferred: transferred))) }
+        guard let error else { return .done(result(.committed)) }
         return stop(error)
     }
 
@@ -305,7 +333,7 @@ final class Download {
         currentURL = urls[urlIndex]
         attemptsOnURL = 0
         redirects = 0
-        sendCredentials = true
+        sendCredentials = options.credentialScope.admits(currentURL)
         return .retry(after: 0, reason: "\(failure.reason); trying mirror \(urlIndex)")
     }
 
@@ -315,7 +343,7 @@ final class Download {
     }
 
     func result(_ outcome: FileResult.Outcome) -> FileResult {
-        FileResult(path: entry.path, size: entry.size, action: action, outcome: outcome, attempts: attempts)
+        FileResult(path: entry.path, size: entry.size, action: action, outcome: outcome, attempts: attempts, transferred: transferred)
     }
 
     /// Keeps the bytes for the next run (the record says which file and version

@@ -5,7 +5,8 @@ import Glibc
 /// Fetches a manifest given as an http(s) URL, under the same rules as assets
 /// (protocols, TLS, redirects, credentials), into a file. With a cache, it
 /// keeps the last copy and its ETag/Last-Modified in `.assetsync/` and asks
-/// again conditionally: a 304 reuses the copy.
+/// again conditionally: a 304 reuses the copy. Transfers and backoff waits wake
+/// on the same descriptor as the engine's, so a signal stops a fetch at once.
 public final class ManifestFetcher {
     public struct Fetched: Sendable {
         /// The file that holds the manifest now.
@@ -22,21 +23,40 @@ public final class ManifestFetcher {
     static let metaName = "manifest.meta"
 
     private let easy = CurlEasy()
+    private let multi: UnsafeMutableRawPointer
     private let options: TransferOptions
+    private let wakeFD: Int32
+    private let shouldStop: () -> Bool
+    private var liveness: Liveness
+    /// Why the progress callback stopped the current request, if it did.
+    private var stall: Liveness.Verdict?
     private var head = ResponseHead()
     private var output: Int32 = -1
     private var received: Int64 = 0
     private var overflow = false
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
-    public init(options: TransferOptions) {
+    /// - Parameters:
+    ///   - wakeFD: a descriptor that becomes readable when `shouldStop` may have turned true (-1: none).
+    ///   - shouldStop: true once the fetch must end (a signal); it then throws at once.
+    public init(options: TransferOptions, wakeFD: Int32 = -1, shouldStop: @escaping () -> Bool = { false }) {
+        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
+        self.multi = multi
         self.options = options
+        self.wakeFD = wakeFD
+        self.shouldStop = shouldStop
+        liveness = Liveness(silence: options.stallTimeout, minimumRate: options.speedLimit, window: options.speedTime, now: 0)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         easy.configureCommon(options)
         easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
-        easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
-        easy.set(CURLOPT_LOW_SPEED_TIME, options.stallTimeout)
         let owner = Unmanaged.passUnretained(self).toOpaque()
+        easy.set(CURLOPT_NOPROGRESS, false)
+        easy.set(CURLOPT_XFERINFODATA, pointer: owner)
+        easy.setProgressCallback { owner, _, _, _, _ in
+            let fetcher = Unmanaged<ManifestFetcher>.fromOpaque(owner!).takeUnretainedValue()
+            fetcher.stall = fetcher.liveness.check(at: MonotonicClock.now())
+            return fetcher.stall == nil ? 0 : 1
+        }
         easy.set(CURLOPT_WRITEDATA, pointer: owner)
         easy.set(CURLOPT_WRITEFUNCTION, callback: { buffer, size, count, owner in
             Unmanaged<ManifestFetcher>.fromOpaque(owner!).takeUnretainedValue().receive(buffer, size * count)
@@ -44,13 +64,16 @@ public final class ManifestFetcher {
         easy.set(CURLOPT_HEADERDATA, pointer: owner)
         easy.set(CURLOPT_HEADERFUNCTION, callback: { buffer, size, count, owner in
             let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: size * count), as: UTF8.self)
-            Unmanaged<ManifestFetcher>.fromOpaque(owner!).takeUnretainedValue().head.take(Substring(line))
+            let fetcher = Unmanaged<ManifestFetcher>.fromOpaque(owner!).takeUnretainedValue()
+            fetcher.head.take(Substring(line))
+            fetcher.liveness.heard(at: MonotonicClock.now())
             return size * count
         })
     }
 
     deinit {
         if output >= 0 { close(output) }
+        curl_multi_cleanup(multi)
         errorBuffer.deallocate()
     }
 
@@ -62,7 +85,7 @@ public final class ManifestFetcher {
         var current = url
         var hops = 0
         var attempt = 0
-        var sendCredentials = true
+        var sendCredentials = options.credentialScope.admits(url)
         while true {
             attempt += 1
             let target: String
@@ -94,7 +117,12 @@ public final class ManifestFetcher {
             easy.setHeaders(headers)
             easy.set(CURLOPT_URL, current)
             easy.set(CURLOPT_NETRC, sendCredentials && options.useNetrc ? Int(CURL_NETRC_OPTIONAL.rawValue) : Int(CURL_NETRC_IGNORED.rawValue))
-            let code = curl_easy_perform(easy.handle)
+            let performed = perform()
+            guard let code = performed else {
+                close(output)
+                output = -1
+                throw Failure(description: "interrupted")
+            }
             let durable = fdatasync(output) == 0
             close(output)
             output = -1
@@ -120,18 +148,53 @@ public final class ManifestFetcher {
                 try Self.keep(target: target, url: url, head: head, in: root)
                 return Fetched(path: root.path + "/.assetsync/" + Self.cacheName, notModified: false)
             }
-            let reason = code == CURLE_OK ? "HTTP \(status)" : (errorBuffer[0] != 0 ? String(cString: errorBuffer) : CurlEasy.describe(code))
+            let reason = code == CURLE_OK ? "HTTP \(status)"
+                : stall.map(liveness.describe)
+                ?? QuotedValue.escapingControls(errorBuffer[0] != 0 ? String(cString: errorBuffer) : CurlEasy.describe(code))
             let transient = code != CURLE_OK ? code != CURLE_PEER_FAILED_VERIFICATION && code != CURLE_UNSUPPORTED_PROTOCOL
                 : status == 408 || status == 429 || status >= 500
             guard transient, attempt <= options.retries else { throw Failure(description: reason) }
             let delay = max(
                 min(options.maximumRetryDelay, options.retryBaseDelay * Double(1 << min(attempt - 1, 20))) * Double.random(in: 0.5...1),
                 min(head.retryAfterSeconds ?? 0, options.maximumRetryDelay * 5))
-            usleep(useconds_t(delay * 1_000_000))
+            guard wait(delay) else { throw Failure(description: "interrupted") }
         }
     }
 
+    /// One request on the multi handle, polled with the wake descriptor; nil when stopped.
+    private func perform() -> CURLcode? {
+        liveness = Liveness(
+            silence: options.stallTimeout, minimumRate: options.speedLimit, window: options.speedTime, now: MonotonicClock.now())
+        stall = nil
+        curl_multi_add_handle(multi, easy.handle)
+        defer { curl_multi_remove_handle(multi, easy.handle) }
+        while !shouldStop() {
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                if message.pointee.msg == CURLMSG_DONE { return message.pointee.data.result }
+            }
+            var wake = curl_waitfd(fd: wakeFD, events: Int16(CURL_WAIT_POLLIN), revents: 0)
+            curl_multi_poll(multi, &wake, wakeFD >= 0 ? 1 : 0, 1000, nil)
+        }
+        return nil
+    }
+
+    /// Sleeps `seconds` unless stopped first; false when stopped.
+    private func wait(_ seconds: Double) -> Bool {
+        let deadline = MonotonicClock.now() + seconds
+        while !shouldStop() {
+            let left = deadline - MonotonicClock.now()
+            guard left > 0 else { return true }
+            var wake = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&wake, 1, Int32(min(1000, (left * 1000).rounded(.up))))
+        }
+        return false
+    }
+
     private func receive(_ buffer: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+        liveness.heard(Int64(count), at: MonotonicClock.now())
         guard head.status == 200 else { return count }  // a redirect's or an error's body is not the manifest
         received += Int64(count)
         if received > ManifestReader.sizeLimit {

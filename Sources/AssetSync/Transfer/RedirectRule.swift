@@ -20,8 +20,13 @@ enum RedirectRule {
         guard prefix == "http" || prefix == "https" else {
             return .failure(Refusal(reason: "refused a redirect to \(QuotedValue.quote(target)): only http and https are allowed"))
         }
-        guard let parts = try? URLRules.parse(target, field: "Location") else {
-            return .failure(Refusal(reason: "refused a redirect to \(QuotedValue.quote(target)): not a valid http(s) URL"))
+        let parts: URLRules.Parts
+        do {
+            // The manifest's rules for a URL: no control character, space or other byte a server could smuggle in.
+            _ = try URLRules.check(target, field: "Location")
+            parts = try URLRules.parse(target, field: "Location")
+        } catch {
+            return .failure(Refusal(reason: "refused a redirect to \(QuotedValue.quote(target)): \(error.problem)"))
         }
         let scheme = parts.scheme
         if current.lowercased().hasPrefix("https:"), scheme == "http" {

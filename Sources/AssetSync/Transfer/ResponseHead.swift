@@ -19,12 +19,24 @@ struct ResponseHead {
         let name = line[..<colon].lowercased()
         let value = String(line[line.index(after: colon)...].trimmingWhitespace())
         switch name {
-        case "etag": etag = value
-        case "last-modified": lastModified = value
+        case "etag": etag = Self.validator(value)
+        case "last-modified": lastModified = Self.validator(value)
         case "content-range": contentRange = value
         case "retry-after": retryAfter = value
         default: break
         }
+    }
+
+    static let maximumValidatorBytes = 512
+
+    /// An ETag or Last-Modified worth replaying in `If-Range` or `If-None-Match`: a valid header
+    /// value (visible ASCII, space and tab) of bounded length. Anything else (a bare CR, bytes
+    /// outside ASCII) is dropped, so that no validator is kept and a resume starts from zero.
+    static func validator(_ value: String) -> String? {
+        guard !value.isEmpty, value.utf8.count <= maximumValidatorBytes,
+              value.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 })
+        else { return nil }
+        return value
     }
 
     /// The byte range of a 206 answer, from `Content-Range: bytes first-last/total` (total may be `*`).

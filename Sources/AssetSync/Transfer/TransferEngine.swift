@@ -58,10 +58,13 @@ final class TransferEngine {
         self.multi = multi
         self.root = root
         var options = options
-        options.jobs = max(1, min(options.jobs, requests.count))  // --limit-rate is shared by the transfers that run
+        options.jobs = max(1, min(options.jobs, requests.count))
         if let rate = options.limitRate {
             // libcurl keeps a limited transfer's average by reading a burst, then pausing: not a stall.
-            options.stallTimeout = max(options.stallTimeout, Int(Double(8 << 20) / Double(max(1, rate / Int64(options.jobs)))) + 1)
+            let smallestShare = Self.rateShare(of: rate, among: options.jobs)
+            options.stallTimeout = max(options.stallTimeout, Int(Double(8 << 20) / Double(smallestShare)) + 1)
+            // A window of the minimum speed then spans at least two bursts and their pauses.
+            options.speedTime = max(options.speedTime, 2 * options.stallTimeout)
         }
         self.options = options
         self.reporter = reporter
@@ -139,9 +142,25 @@ final class TransferEngine {
             reporter.started(
                 path: download.entry.path, size: download.entry.size, resumingAt: download.partial.offset,
                 url: download.currentURL)
+            let (reporter, path) = (reporter, download.entry.path)
+            download.restarted = { discarded, reason in reporter.restarted(path: path, discarded: discarded, reason: reason) }
         }
         active[download.easy.handle] = download
+        shareRate()
         curl_multi_add_handle(multi, download.easy.handle)
+    }
+
+    /// `--limit-rate` caps the total: each running transfer gets an equal part, given again
+    /// whenever one starts or ends, so that the last one running gets the whole limit.
+    private func shareRate() {
+        guard let rate = options.limitRate, !active.isEmpty else { return }
+        let share = Self.rateShare(of: rate, among: active.count)
+        for download in active.values { download.setRateShare(share) }
+    }
+
+    /// One transfer's part of `rate` bytes a second when `running` transfers share it (at least 1).
+    static func rateShare(of rate: Int64, among running: Int) -> Int64 {
+        max(1, rate / Int64(max(1, running)))
     }
 
     /// Takes every finished transfer off the multi handle and decides what follows.
@@ -153,6 +172,7 @@ final class TransferEngine {
             else { continue }
             let code = message.pointee.data.result
             curl_multi_remove_handle(multi, handle)
+            shareRate()
             settle(download, download.complete(code))
             if stopRequested { return stopAll(.stoppedByLocalError) }
         }

@@ -4,16 +4,25 @@ public struct TransferOptions: Sendable {
     public var jobs = 8
     /// Retries per URL for transient failures, before the next mirror is tried.
     public var retries = 5
-    /// Extra request headers ("Name: value"), sent only to the host of the URL that was asked for.
+    /// Extra request headers ("Name: value"): credentials, sent only within `credentialScope`
+    /// and never to another origin after a redirect.
     public var headers: [String] = []
     public var useNetrc = false
+    /// Where `headers` and netrc credentials may go; empty: nowhere.
+    public var credentialScope = CredentialScope()
     /// A PEM file of CA certificates trusted in addition to the system's.
     public var caFile: String?
     public var proxy: String?
-    /// Bytes per second for the whole run, shared between the parallel transfers.
+    /// Bytes per second for the whole run, shared between the transfers running at each moment.
     public var limitRate: Int64?
     /// A transfer that receives no byte for this many seconds has stalled.
     public var stallTimeout = 30
+    /// A transfer that averages fewer bytes a second than this over `speedTime` seconds has stalled
+    /// too (0: never). 100 B/s over a minute catches a server trickling bytes, and never a slow but
+    /// healthy link: a 9.6 kbit/s line shared by 8 transfers still gives each about 150 B/s. A trip
+    /// costs only a reconnection: the retry resumes where the bytes stopped.
+    public var speedLimit: Int64 = 100
+    public var speedTime = 60
     public var connectTimeout = 30
     /// The first retry waits about this long; each later one twice as long, up to `maximumRetryDelay`.
     public var retryBaseDelay = 1.0
