@@ -1,7 +1,13 @@
 import Foundation
 import Glibc
 import Testing
-@testable import AssetSync
+@testable import AssetSyncCLI
+@testable import AssetSyncCache
+@testable import AssetSyncManifestIO
+@testable import AssetSyncModel
+@testable import AssetSyncPull
+@testable import AssetSyncSystem
+@testable import AssetSyncTransfer
 
 /// The cache side of a pull: resume records, partial files, the commit protocol,
 /// and directory creation that never follows a symlink.

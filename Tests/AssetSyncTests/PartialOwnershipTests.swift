@@ -1,7 +1,13 @@
 import Foundation
 import Glibc
 import Testing
-@testable import AssetSync
+@testable import AssetSyncCLI
+@testable import AssetSyncCache
+@testable import AssetSyncManifestIO
+@testable import AssetSyncModel
+@testable import AssetSyncPull
+@testable import AssetSyncSystem
+@testable import AssetSyncTransfer
 
 /// Partials have one writer, commits take only the bytes on disk, and paths that
 /// differ only in Unicode normalization are one path to every keyed structure.

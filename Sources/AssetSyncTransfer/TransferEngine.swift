@@ -1,0 +1,296 @@
+package import AssetSyncCache
+package import AssetSyncModel
+import AssetSyncSystem
+import CCurl
+import CCurlShim
+import Glibc
+
+/// Runs downloads on libcurl's multi interface from the one thread that
+/// calls `run`: up to `jobs` at a time, connections reused across files,
+/// retries scheduled without blocking the others, and a wake-up descriptor
+/// that stops everything (keeping partials) when a signal arrives.
+package final class TransferEngine {
+    /// One file to download, as the engine's caller describes it.
+    package struct Request: Sendable {
+        package var entry: ManifestEntry
+        package var action: SyncPlan.Action
+        package var urls: [String]
+
+        package init(entry: ManifestEntry, action: SyncPlan.Action, urls: [String]) {
+            self.entry = entry
+            self.action = action
+            self.urls = urls
+        }
+    }
+
+    /// How a run ended.
+    package enum Ending: Equatable {
+        case finished
+        case interrupted
+        /// A local error (disk full, I/O) made every other transfer pointless.
+        case stoppedByLocalError
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let root: CacheRoot
+    private let options: TransferOptions
+    private let reporter: any PullEvents
+    private let shouldStop: () -> Bool
+    private let wakeFD: Int32
+    private var pending: ArraySlice<Request>
+    private var waiting: [Download] = []
+    private var active: [UnsafeMutableRawPointer: Download] = [:]
+    private var partialNames: [String: String] = [:]
+    /// Proven downloads waiting for the next group commit, and when the first of them arrived.
+    private var readyToCommit: [Download] = []
+    private var readyBytes: Int64 = 0
+    /// A local error made every other transfer pointless.
+    private var stopRequested = false
+    private var firstReady = 0.0
+    private var readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)  // page-aligned: copies into a buffer 16 bytes into a page cost 5x here
+    package private(set) var results: [FileResult] = []
+    /// State records of the files this run committed.
+    package private(set) var proofs: [String: StateIndex.Record] = [:]
+    /// For progress: downloads in all, bytes in all, and the sizes of those finished.
+    private let filesTotal: Int
+    private let bytesTotal: Int64
+    private var bytesFinished: Int64 = 0
+    private var lastProgress = -Double.infinity
+
+    /// - Parameters:
+    ///   - wakeFD: a descriptor that becomes readable when `shouldStop` may have turned true.
+    package init(
+        requests: [Request], root: CacheRoot, options: TransferOptions, reporter: any PullEvents,
+        wakeFD: Int32, shouldStop: @escaping () -> Bool
+    ) {
+        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
+        self.multi = multi
+        self.root = root
+        var options = options
+        options.jobs = max(1, min(options.jobs, requests.count))
+        if let rate = options.limitRate {
+            // libcurl keeps a limited transfer's average by reading a burst, then pausing: not a stall.
+            let smallestShare = Self.rateShare(of: rate, among: options.jobs)
+            options.stallTimeout = max(options.stallTimeout, Int(Double(8 << 20) / Double(smallestShare)) + 1)
+            // A window of the minimum speed then spans at least two bursts and their pauses.
+            options.speedTime = max(options.speedTime, 2 * options.stallTimeout)
+        }
+        self.options = options
+        self.reporter = reporter
+        self.wakeFD = wakeFD
+        self.shouldStop = shouldStop
+        pending = requests[...]
+        filesTotal = requests.count
+        bytesTotal = requests.lazy.map(\.entry.size).saturatingSum()
+        partialNames = PartialFile.uniqueNames(requests.map(\.entry.path))
+        asc_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, options.jobs)
+    }
+
+    deinit {
+        for (handle, _) in active { curl_multi_remove_handle(multi, handle) }
+        active.removeAll()
+        waiting.removeAll()
+        curl_multi_cleanup(multi)
+        readBuffer.deallocate()
+    }
+
+    /// Transfers everything, or until stopped; results arrive in `results` and at the reporter.
+    package func run() -> Ending {
+        while true {
+            if shouldStop() { return stopAll(.interrupted) }
+            startDue()
+            if stopRequested { return stopAll(.stoppedByLocalError) }
+            if active.isEmpty, waiting.isEmpty, pending.isEmpty, readyToCommit.isEmpty { return .finished }
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            reportProgress()
+            if let ending = collectFinished() { return ending }
+            if active.isEmpty, waiting.isEmpty { continue }
+            var wake = curl_waitfd(fd: wakeFD, events: Int16(CURL_WAIT_POLLIN), revents: 0)
+            curl_multi_poll(multi, &wake, 1, pollTimeout(), nil)
+        }
+    }
+
+    /// Starts downloads whose time has come, retries first, up to `jobs` at once.
+    private func startDue() {
+        let now = MonotonicClock.now()
+        while active.count < options.jobs {
+            if let index = waiting.firstIndex(where: { $0.notBefore <= now }) {
+                start(waiting.remove(at: index))
+            } else if waiting.count < options.jobs * 4, let request = pending.popFirst() {
+                guard let download = makeDownload(request) else { continue }
+                start(download)
+            } else {
+                return
+            }
+        }
+    }
+
+    private func makeDownload(_ request: Request) -> Download? {
+        do {
+            let partial = try PartialFile(
+                root: root, entry: request.entry, name: partialNames[request.entry.path]!, buffer: readBuffer)
+            return Download(entry: request.entry, action: request.action, urls: request.urls, partial: partial, options: options)
+        } catch {
+            finish(FileResult(
+                path: request.entry.path, size: request.entry.size, action: request.action,
+                outcome: .failed(Failure(isLocal: true, reason: error.description))))
+            return nil
+        }
+    }
+
+    private func start(_ download: Download) {
+        if download.partial.offset == download.entry.size, download.attempts == 0 {
+            // An earlier run stopped between the last byte and the commit: prove what is on disk.
+            settle(download, download.verifyOnDisk())
+            return
+        }
+        download.prepareAttempt()
+        if !download.announced {
+            download.announced = true
+            reporter.started(
+                path: download.entry.path, size: download.entry.size, resumingAt: download.partial.offset,
+                url: download.currentURL)
+            let (reporter, path) = (reporter, download.entry.path)
+            download.restarted = { discarded, reason in reporter.restarted(path: path, discarded: discarded, reason: reason) }
+        }
+        active[download.easy.handle] = download
+        shareRate()
+        curl_multi_add_handle(multi, download.easy.handle)
+    }
+
+    /// `--limit-rate` caps the total: each running transfer gets an equal part, given again
+    /// whenever one starts or ends, so that the last one running gets the whole limit.
+    private func shareRate() {
+        guard let rate = options.limitRate, !active.isEmpty else { return }
+        let share = Self.rateShare(of: rate, among: active.count)
+        for download in active.values { download.setRateShare(share) }
+    }
+
+    /// One transfer's part of `rate` bytes a second when `running` transfers share it (at least 1).
+    package static func rateShare(of rate: Int64, among running: Int) -> Int64 {
+        max(1, rate / Int64(max(1, running)))
+    }
+
+    /// Takes every finished transfer off the multi handle and decides what follows.
+    private func collectFinished() -> Ending? {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                  let download = active.removeValue(forKey: handle)
+            else { continue }
+            let code = message.pointee.data.result
+            curl_multi_remove_handle(multi, handle)
+            shareRate()
+            settle(download, download.complete(code))
+            if stopRequested { return stopAll(.stoppedByLocalError) }
+        }
+        if shouldCommitNow() { return commitReady() }
+        return nil
+    }
+
+    /// Acts on what a download said comes next.
+    private func settle(_ download: Download, _ next: Download.Next) {
+        switch next {
+        case .retry(let delay, let reason):
+            if !reason.isEmpty { reporter.retrying(path: download.entry.path, reason: reason, after: delay) }
+            download.notBefore = MonotonicClock.now() + delay
+            waiting.append(download)
+        case .commit:
+            if readyToCommit.isEmpty { firstReady = MonotonicClock.now() }
+            readyToCommit.append(download)
+            readyBytes = readyBytes.addingSaturated(download.entry.size)
+        case .done(let result):
+            if case .failed = result.outcome { download.suspend() }
+            finish(result)
+        case .stopRun(let result):
+            finish(result)
+            stopRequested = true
+        }
+    }
+
+    /// Small files are committed in groups (one `syncfs` instead of an fsync each); a group
+    /// closes at 256 files or 256 MiB, after a quarter of a second, or when nothing else is running.
+    private func shouldCommitNow() -> Bool {
+        guard !readyToCommit.isEmpty else { return false }
+        return readyToCommit.count >= 256 || readyBytes >= 256 << 20 || active.isEmpty
+            || MonotonicClock.now() - firstReady >= 0.25
+    }
+
+    private func commitReady() -> Ending? {
+        let group = readyToCommit
+        readyToCommit.removeAll()
+        readyBytes = 0
+        let errors = Committer.commit(group.map(\.partial))
+        var stopping = false
+        for (download, error) in zip(group, errors) {
+            var status = stat()
+            if error == nil, fstat(download.partial.fd, &status) == 0 {
+                proofs[download.entry.path] = StateIndex.Record(LocalItem(status), crc32: download.entry.crc32)
+            }
+            switch download.committed(error) {
+            case .stopRun(let result):
+                finish(result)
+                stopping = true
+            case .done(let result):
+                finish(result)
+            default:
+                break
+            }
+        }
+        return stopping ? stopAll(.stoppedByLocalError) : nil
+    }
+
+    /// Stops every transfer, keeping each partial and its record for the next run;
+    /// downloads already proven are committed first.
+    private func stopAll(_ ending: Ending) -> Ending {
+        if !readyToCommit.isEmpty, ending == .interrupted, let stopped = commitReady() { return stopped }
+        for download in readyToCommit {
+            download.suspend()
+            finish(download.result(.interrupted))
+        }
+        readyToCommit.removeAll()
+        for (handle, download) in active {
+            curl_multi_remove_handle(multi, handle)
+            download.suspend()
+            finish(download.result(.interrupted))
+        }
+        active.removeAll()
+        for download in waiting {
+            download.suspend()
+            finish(download.result(.interrupted))
+        }
+        waiting.removeAll()
+        for request in pending {
+            finish(FileResult(path: request.entry.path, size: request.entry.size, action: request.action, outcome: .interrupted))
+        }
+        pending = []
+        return ending
+    }
+
+    private func finish(_ result: FileResult) {
+        results.append(result)
+        bytesFinished = bytesFinished.addingSaturated(result.size)
+        reporter.finished(result)
+    }
+
+    /// A snapshot for the reporter, at most ten times a second.
+    private func reportProgress() {
+        let now = MonotonicClock.now()
+        guard now - lastProgress >= 0.1 else { return }
+        lastProgress = now
+        let transfers = active.values
+            .map { ProgressSnapshot.Transfer(path: $0.entry.path, size: $0.entry.size, done: $0.partial.offset) }
+            .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        reporter.progress(ProgressSnapshot(
+            filesDone: results.count, filesTotal: filesTotal,
+            bytesDone: bytesFinished.addingSaturated(transfers.lazy.map(\.done).saturatingSum()), bytesTotal: bytesTotal, transfers: transfers))
+    }
+
+    /// How long the poll may sleep: until the next retry is due, at most one second.
+    private func pollTimeout() -> Int32 {
+        guard active.isEmpty, let due = waiting.map(\.notBefore).min() else { return 1000 }
+        let milliseconds = (due - MonotonicClock.now()) * 1000
+        return Int32(max(0, min(1000, milliseconds.rounded(.up))))
+    }
+}
