@@ -1,3 +1,4 @@
+import AssetSyncModel
 public import AssetSyncSystem
 import Glibc
 
@@ -58,7 +59,7 @@ public final class CacheLock {
         AtomicFile.removeTemporaries(in: root.metadataFD)
         AtomicFile.removeTemporaries(in: root.partialFD)
         // The details are only shown to runs that wait; failing to write them must not stop this one.
-        let text = "pid \(getpid())\nhost \(Self.hostName())\nstarted \(Self.timestamp())\n"
+        let text = KeyValueRecord.encode([("pid", "\(getpid())"), ("host", Self.hostName()), ("started", Self.timestamp())])
         if ftruncate(fd, 0) == 0 { _ = text.withCString { pwrite(fd, $0, strlen($0), 0) } }
     }
 
@@ -89,11 +90,7 @@ public final class CacheLock {
         var buffer = [UInt8](repeating: 0, count: 512)
         let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard count > 0 else { return "an unknown process (it has not written its details yet)" }
-        var fields: [String: String] = [:]
-        for line in String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n") {
-            let parts = line.split(separator: " ", maxSplits: 1)
-            if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
-        }
+        let fields = KeyValueRecord.decode(String(decoding: buffer[0..<count], as: UTF8.self)) ?? [:]
         return "pid \(fields["pid"] ?? "?") on host \(fields["host"] ?? "?"), started \(fields["started"] ?? "?")"
     }
 

@@ -166,6 +166,6 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
     /// Errors after which no other file can succeed either: the run stops.
     public var stopsTheRun: Bool {
         guard case .system(let error) = self else { return false }
-        return [ENOSPC, EDQUOT, EIO, EROFS].contains(error.code)
+        return error.stopsTheRun
     }
 }

@@ -7,7 +7,7 @@ import Glibc
 /// path only once it is durable and proven, and then atomically.
 package enum Committer {
     /// The file mode given to committed files: 0666 less the process umask, read once.
-    package static let fileMode: mode_t = {
+    static let fileMode: mode_t = {
         let mask = umask(0o022)
         umask(mask)
         return 0o666 & ~mask

@@ -57,7 +57,7 @@ package enum PartialDirectory {
 
     /// The bytes of the partial named `base` if it can continue `entry`: its record matches, its part fits.
     private static func keepableBytes(_ root: CacheRoot, _ base: String, _ entry: ManifestEntry?) -> Int64? {
-        guard let entry, let record = PartialFile.loadRecord(root: root, name: base), record.matches(entry) else { return nil }
+        guard let entry, PartialFile.resumeFields(root: root, name: base, entry: entry) != nil else { return nil }
         var status = stat()
         guard fstatat(root.partialFD, base + ".part", &status, AT_SYMLINK_NOFOLLOW) == 0,
               status.st_mode & S_IFMT == S_IFREG, Int64(status.st_size) <= entry.size

@@ -5,7 +5,8 @@ import Glibc
 
 /// One in-flight download in `DEST/.assetsync/partial/`: the bytes so far
 /// (`<name>.part`), the running CRC-32 over exactly those bytes, and the
-/// resume record (`<name>.resume`) that says which file and version they are.
+/// resume record (`<name>.resume`) that says which entry they belong to, with
+/// the transfer layer's fields (which version of the file), kept unread.
 package final class PartialFile {
     package let root: CacheRoot
     package let entry: ManifestEntry
@@ -16,17 +17,22 @@ package final class PartialFile {
     package private(set) var crc = CRC32()
     /// Where the bytes not yet handed to writeback begin.
     private var writebackStart: Int64 = 0
-    package var record: ResumeRecord?
+    /// The transfer layer's fields of the resume record found when the partial was opened;
+    /// nil when the bytes started from zero.
+    package private(set) var resumeFields: [String: String]?
 
     package var partName: String { name + ".part" }
     package var recordName: String { name + ".resume" }
     package var displayPath: String { root.path + "/.assetsync/partial/" + partName }
 
-    /// Opens the partial for `entry` and takes its lock: a partial has one writer (invariant 9),
-    /// so one that another process holds locked is left alone, never truncated. A matching record
-    /// with a validator resumes from the bytes on disk (re-read to rebuild the CRC); anything
-    /// else starts from zero.
-    package init(root: CacheRoot, entry: ManifestEntry, name: String, buffer: UnsafeMutableRawBufferPointer) throws(CacheError) {
+    /// Opens the partial for `entry` and takes its lock: a partial has one writer, so one that
+    /// another process holds locked is left alone, never truncated. A record of the same entry
+    /// whose fields `resumable` accepts continues from the bytes on disk (re-read to rebuild the
+    /// CRC); anything else starts from zero.
+    package init(
+        root: CacheRoot, entry: ManifestEntry, name: String, buffer: UnsafeMutableRawBufferPointer,
+        resumable: ([String: String]) -> Bool
+    ) throws(CacheError) {
         self.root = root
         self.entry = entry
         self.name = name
@@ -36,9 +42,9 @@ package final class PartialFile {
             var status = stat()
             guard fstat(fd, &status) == 0 else { throw SystemError("stat", path: path) }
             let onDisk = Int64(status.st_size)
-            if let record = Self.loadRecord(root: root, name: name), record.matches(entry), record.ifRange != nil,
+            if let fields = Self.resumeFields(root: root, name: name, entry: entry), resumable(fields),
                onDisk > 0, onDisk <= entry.size {
-                self.record = record
+                resumeFields = fields
                 crc = CRC32(resumingFrom: try CRC32.of(fd: fd, length: onDisk, buffer: buffer, path: path))
                 offset = onDisk
                 writebackStart = onDisk
@@ -89,7 +95,7 @@ package final class PartialFile {
         offset = 0
         writebackStart = 0
         crc = CRC32()
-        record = nil
+        resumeFields = nil
         unlinkat(root.partialFD, recordName, 0)
     }
 
@@ -115,13 +121,11 @@ package final class PartialFile {
     /// How many bytes are written between two writeback starts.
     package static let writebackInterval: Int64 = 8 << 20
 
-    /// Saves the record under a fresh name renamed over the old one, without fsync: a record lost
-    /// in a crash only costs a fresh start of its file.
-    package func saveRecord() throws(SystemError) {
-        guard var record else { return }
-        record.bytesWritten = offset
+    /// Saves the resume record (this entry, then the transfer layer's `fields`) under a fresh name
+    /// renamed over the old one, without fsync: a record lost in a crash only costs a fresh start.
+    package func saveResume(_ fields: [(key: String, value: String?)]) throws(SystemError) {
         try AtomicFile.replace(
-            recordName, in: root.partialFD, with: Array(record.encoded.utf8), mode: 0o600, durable: false,
+            recordName, in: root.partialFD, with: Array(Self.encodeResume(fields, for: entry).utf8), mode: 0o600, durable: false,
             display: root.path + "/" + CacheRoot.metadataName + "/" + CacheRoot.partialName)
     }
 
@@ -132,14 +136,32 @@ package final class PartialFile {
         offset = 0
         writebackStart = 0
         crc = CRC32()
-        record = nil
+        resumeFields = nil
     }
 
-    /// The resume record of the partial `name`, or nil when it is missing, torn, foreign or oversized.
-    package static func loadRecord(root: CacheRoot, name: String) -> ResumeRecord? {
-        AtomicFile.read(name + ".resume", in: root.partialFD, limit: ResumeRecord.sizeLimit)
+    static let resumeHeader = "assetsync-resume 1"
+    /// The most bytes a resume record may have: a path, a URL, two validators and numbers fit many times over.
+    static let resumeSizeLimit = 64 << 10
+
+    /// A resume record's text: the entry's path, size and CRC-32, then `fields`.
+    package static func encodeResume(_ fields: [(key: String, value: String?)], for entry: ManifestEntry) -> String {
+        KeyValueRecord.encode(
+            [("path", entry.path), ("size", "\(entry.size)"), ("crc32", CRC32Text.hex(entry.crc32))] + fields, header: resumeHeader)
+    }
+
+    /// The fields of a resume record of `entry`; nil for anything torn, foreign or of another entry.
+    package static func decodeResume(_ text: String, for entry: ManifestEntry) -> [String: String]? {
+        guard let fields = KeyValueRecord.decode(text, header: resumeHeader), fields["path"] == entry.path,
+              fields["size"].flatMap({ Int64($0) }) == entry.size, fields["crc32"].flatMap({ UInt32($0, radix: 16) }) == entry.crc32
+        else { return nil }
+        return fields
+    }
+
+    /// The resume record of the partial `name` if it is `entry`'s; nil when it is missing, torn, foreign or oversized.
+    package static func resumeFields(root: CacheRoot, name: String, entry: ManifestEntry) -> [String: String]? {
+        AtomicFile.read(name + ".resume", in: root.partialFD, limit: resumeSizeLimit)
             .flatMap { String(validating: $0, as: UTF8.self) }
-            .flatMap(ResumeRecord.init(decoding:))
+            .flatMap { decodeResume($0, for: entry) }
     }
 
     /// The name of an entry's partial: a 64-bit FNV-1a of its path's canonical form, in hex, so that

@@ -31,7 +31,7 @@ public struct FileResult: Sendable, Equatable {
 }
 
 /// Why a file could not be synced, in words a person can act on.
-public struct Failure: Sendable, Equatable {
+public struct Failure: Error, Sendable, Equatable {
     /// A local problem (disk, permissions) rather than a network or server one.
     public var isLocal: Bool
     public var reason: String

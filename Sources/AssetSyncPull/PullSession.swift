@@ -122,12 +122,12 @@ public struct PullSession {
             let box = ResultBox()
             let (root, options, reporter, stop) = (self.root, self.options, self.reporter, self.stop)
             DedicatedThread.run {
+                let transfers = PullTransfers(requests: requests, root: root, events: reporter)
                 let engine = TransferEngine(
-                    requests: requests, root: root, options: options, reporter: reporter,
-                    wakeFD: stop.wakeFD, shouldStop: stop.isRequested)
+                    requests: requests, options: options, delegate: transfers, wakeFD: stop.wakeFD, shouldStop: stop.isRequested)
                 box.ending = engine.run()
                 box.results = engine.results
-                box.proofs = engine.proofs
+                box.proofs = transfers.proofs
             }
             ending = box.ending
             results += box.results

@@ -16,6 +16,9 @@ public struct SystemError: Error, Equatable, CustomStringConvertible {
     /// The C library's text for the error, such as "No such file or directory".
     public var reason: String { String(cString: strerror(code)) }
 
+    /// Errors after which no other file can be written either (disk full, quota, I/O error, read-only).
+    public var stopsTheRun: Bool { [ENOSPC, EDQUOT, EIO, EROFS].contains(code) }
+
     public var description: String {
         if let path { return "\(call) '\(path)': \(reason)" }
         return "\(call): \(reason)"

@@ -1,18 +1,17 @@
-import AssetSyncCache
-import AssetSyncModel
+package import AssetSyncModel
 import AssetSyncSystem
 import CCurl
 import CCurlShim
 import Glibc
 
-/// One file's download: its partial, its easy handle, the URLs to try, and
+/// One file's download: its sink, its easy handle, the URLs to try, and
 /// the state of the current attempt. The easy handle's callbacks reach this
 /// owner through their user data. Lives on the transfer thread only.
-final class Download {
-    let entry: ManifestEntry
+package final class Download {
+    package let entry: ManifestEntry
     let action: SyncPlan.Action
     let urls: [String]
-    let partial: PartialFile
+    package let sink: any DownloadSink
     let easy = CurlEasy()
     private let options: TransferOptions
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -27,6 +26,8 @@ final class Download {
     /// and cleared once a redirect leaves the origin that was asked for.
     private var sendCredentials: Bool
     private var crcRestarts = 0
+    /// Which version of the file the bytes in the sink are; nil while they start from zero.
+    private var record: ResumeRecord?
     /// Whether the reporter has heard of this download starting.
     var announced = false
     /// Told when a resume becomes a download from zero with no retry to say so (the bytes dropped).
@@ -59,18 +60,19 @@ final class Download {
     /// What the engine does next with this download.
     enum Next {
         case retry(after: Double, reason: String)
-        /// Proven: ready for the next group commit.
-        case commit
+        /// Proven by size and checksum: the delegate commits it.
+        case proven
         case done(FileResult)
         /// A local error that stops every transfer.
         case stopRun(FileResult)
     }
 
-    init(entry: ManifestEntry, action: SyncPlan.Action, urls: [String], partial: PartialFile, options: TransferOptions) {
+    init(entry: ManifestEntry, action: SyncPlan.Action, urls: [String], sink: any DownloadSink, options: TransferOptions) {
         self.entry = entry
         self.action = action
         self.urls = urls
-        self.partial = partial
+        self.sink = sink
+        record = sink.resumeFields.flatMap(ResumeRecord.init(fields:))
         self.options = options
         currentURL = urls[0]
         sendCredentials = options.credentialScope.admits(urls[0])
@@ -92,7 +94,6 @@ final class Download {
             Unmanaged<Download>.fromOpaque(owner!).takeUnretainedValue().hasStalled() ? 1 : 0
         }
         easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
-        easy.set(CURLOPT_PRIVATE, pointer: owner)
         easy.set(CURLOPT_WRITEDATA, pointer: owner)
         easy.set(CURLOPT_WRITEFUNCTION, callback: { buffer, size, count, owner in
             Unmanaged<Download>.fromOpaque(owner!).takeUnretainedValue().receive(buffer, size * count)
@@ -118,14 +119,14 @@ final class Download {
         liveness = Liveness(
             silence: options.stallTimeout, minimumRate: liveness.minimumRate, window: options.speedTime, now: MonotonicClock.now())
         errorBuffer[0] = 0
-        let validator = partial.record?.ifRange.flatMap(ResponseHead.validator)
-        if partial.offset > 0, validator == nil {
-            let kept = partial.offset
-            try? partial.restart()
+        let validator = record?.ifRange.flatMap(ResponseHead.validator)
+        if sink.offset > 0, validator == nil {
+            let kept = sink.offset
+            try? restartFromZero()
             if announced { restarted?(kept, "no usable ETag or Last-Modified to resume with") }
         }
-        requestedOffset = partial.offset
-        attemptStartOffset = partial.offset
+        requestedOffset = sink.offset
+        attemptStartOffset = sink.offset
         easy.set(CURLOPT_URL, currentURL)
         var headers = sendCredentials ? options.headers : []
         // After a CRC mismatch, a cache between here and the origin may hold a stale copy: ask past it.
@@ -169,10 +170,10 @@ final class Download {
             }
             bodyAccepted = true
         }
-        let allowed = Int(min(Int64(count), entry.size - partial.offset))
+        let allowed = Int(min(Int64(count), entry.size - sink.offset))
         if allowed > 0 {
             do {
-                try partial.append(UnsafeRawBufferPointer(start: buffer, count: allowed))
+                try sink.append(UnsafeRawBufferPointer(start: buffer, count: allowed))
             } catch {
                 attemptFailure = .local(error)
                 return 0
@@ -195,9 +196,9 @@ final class Download {
                   range.last < entry.size, range.total.map({ $0 == entry.size }) ?? true
             else { return .wrongContentRange(head.contentRange ?? "(none)") }
         case 200:
-            if partial.offset > 0 {
-                let kept = partial.offset
-                do { try partial.restart() } catch { return .local(error) }
+            if sink.offset > 0 {
+                let kept = sink.offset
+                do { try restartFromZero() } catch { return .local(error) }
                 restarted?(kept, "the server sent the whole file, not the range asked for")
             }
         case 400..<600:
@@ -206,11 +207,10 @@ final class Download {
             return .unexpectedStatus(head.status)
         }
         // A 206 without validators continues the version the record already names.
-        let keep = head.status == 206 && head.etag == nil && head.lastModified == nil ? partial.record : nil
-        partial.record = ResumeRecord(
-            path: entry.path, url: currentURL, size: entry.size, crc32: entry.crc32,
-            etag: keep?.etag ?? head.etag, lastModified: keep?.lastModified ?? head.lastModified, bytesWritten: partial.offset)
-        do { try partial.saveRecord() } catch { return .local(error) }
+        let keep = head.status == 206 && head.etag == nil && head.lastModified == nil ? record : nil
+        let fresh = ResumeRecord(url: currentURL, etag: keep?.etag ?? head.etag, lastModified: keep?.lastModified ?? head.lastModified)
+        record = fresh
+        do { try sink.saveResume(fresh.fields) } catch { return .local(error) }
         return nil
     }
 
@@ -218,7 +218,7 @@ final class Download {
     func complete(_ code: CURLcode) -> Next {
         let status = head.status
         if case .local(let error)? = attemptFailure {
-            return stop(CacheError.system(error))
+            return stop(error)
         }
         if attemptFailure == nil, status >= 400 { attemptFailure = .httpStatus(status) }
         if attemptFailure == nil, code == CURLE_OK {
@@ -228,14 +228,14 @@ final class Download {
                 bodyAccepted = attemptFailure == nil
             }
             if bodyAccepted {
-                if partial.offset == entry.size { return verify() }
-                return transient("the server closed the response after \(partial.offset) of \(entry.size) bytes", status: status)
+                if sink.offset == entry.size { return verify() }
+                return transient("the server closed the response after \(sink.offset) of \(entry.size) bytes", status: status)
             }
         }
         switch attemptFailure {
         case .httpStatus(let status)?:
             if status == 416 {
-                try? partial.restart()
+                try? restartFromZero()
                 return transient("HTTP 416 (range not satisfiable); restarting from zero", status: status)
             }
             if status == 408 || status == 429 || status >= 500 {
@@ -243,7 +243,7 @@ final class Download {
             }
             return nextURL(Failure(isLocal: false, reason: "HTTP \(status)", httpStatus: status, url: currentURL))
         case .wrongContentRange(let range)?:
-            try? partial.restart()
+            try? restartFromZero()
             return transient(
                 "a resume was answered with Content-Range \(QuotedValue.serverValue(range)); restarting from zero", status: status)
         case .unexpectedStatus(let status)?:
@@ -272,34 +272,30 @@ final class Download {
         }
     }
 
-    /// The whole body is here: proven by size and CRC, it goes to the engine's next group commit;
-    /// otherwise the bytes are discarded and fetched once more from zero.
+    /// The whole body is here: proven by size and CRC, it goes to the engine's delegate to be
+    /// committed; otherwise the bytes are discarded and fetched once more from zero.
     private func verify() -> Next {
-        do {
-            try Committer.verify(partial)
-            return .commit
-        } catch {
-            guard case .mismatch(let reason) = error else { return stop(.system(SystemError("verify", code: EIO))) }
-            crcRestarts += 1
-            guard crcRestarts <= 1 else {
-                partial.discard()
-                return .done(result(.failed(Failure(isLocal: false, reason: "\(reason) after a fresh download", url: currentURL))))
-            }
-            do { try partial.restart() } catch { return stop(.system(error)) }
-            return .retry(after: 0, reason: "\(reason); downloading again from zero")
+        guard let reason = sink.mismatch() else { return .proven }
+        crcRestarts += 1
+        guard crcRestarts <= 1 else {
+            sink.discard()
+            record = nil
+            return .done(result(.failed(Failure(isLocal: false, reason: "\(reason) after a fresh download", url: currentURL))))
         }
+        do { try restartFromZero() } catch { return stop(error) }
+        return .retry(after: 0, reason: "\(reason); downloading again from zero")
     }
 
-    /// The partial already holds every byte (a run stopped before committing it): prove it without a request.
+    /// The sink already holds every byte (a run stopped before committing it): prove it without a request.
     func verifyOnDisk() -> Next {
         attempts += 1
         return verify()
     }
 
-    /// What a group commit did with this download.
-    func committed(_ error: CacheError?) -> Next {
-        guard let error else { return .done(result(.committed)) }
-        return stop(error)
+    /// Drops the bytes and the record: the next response starts from zero.
+    private func restartFromZero() throws(SystemError) {
+        record = nil
+        try sink.restart()
     }
 
     private func followRedirect() -> Next {
@@ -316,7 +312,7 @@ final class Download {
     }
 
     private func transient(_ reason: String, status: Int? = nil, retryAfter: Double? = nil) -> Next {
-        if partial.offset - attemptStartOffset >= 1 << 20 { attemptsOnURL = 0 }  // progress earns its retries back
+        if sink.offset - attemptStartOffset >= 1 << 20 { attemptsOnURL = 0 }  // progress earns its retries back
         attemptsOnURL += 1
         guard attemptsOnURL <= options.retries else {
             return nextURL(Failure(isLocal: false, reason: reason, httpStatus: status, url: currentURL))
@@ -340,22 +336,23 @@ final class Download {
         return .retry(after: 0, reason: "\(failure.reason); trying mirror \(urlIndex)")
     }
 
-    private func stop(_ error: CacheError) -> Next {
+    private func stop(_ error: SystemError) -> Next {
         let result = result(.failed(Failure(isLocal: true, reason: error.description)))
         return error.stopsTheRun ? .stopRun(result) : .done(result)
     }
 
-    func result(_ outcome: FileResult.Outcome) -> FileResult {
+    package func result(_ outcome: FileResult.Outcome) -> FileResult {
         FileResult(path: entry.path, size: entry.size, action: action, outcome: outcome, attempts: attempts, transferred: transferred)
     }
 
     /// Keeps the bytes for the next run (the record says which file and version
-    /// they are), or removes the partial when it holds none.
+    /// they are), or removes them when there are none.
     func suspend() {
-        if partial.offset == 0 {
-            partial.discard()
-        } else {
-            try? partial.saveRecord()
+        if sink.offset == 0 {
+            sink.discard()
+            record = nil
+        } else if let record {
+            try? sink.saveResume(record.fields)
         }
     }
 

@@ -1,4 +1,3 @@
-package import AssetSyncCache
 package import AssetSyncModel
 import AssetSyncSystem
 import CCurl
@@ -8,7 +7,8 @@ import Glibc
 /// Runs downloads on libcurl's multi interface from the one thread that
 /// calls `run`: up to `jobs` at a time, connections reused across files,
 /// retries scheduled without blocking the others, and a wake-up descriptor
-/// that stops everything (keeping partials) when a signal arrives.
+/// that stops everything (keeping the bytes received) when a stop is requested.
+/// Sinks, commits and events belong to the delegate.
 package final class TransferEngine {
     /// One file to download, as the engine's caller describes it.
     package struct Request: Sendable {
@@ -32,25 +32,16 @@ package final class TransferEngine {
     }
 
     private let multi: UnsafeMutableRawPointer
-    private let root: CacheRoot
     private let options: TransferOptions
-    private let reporter: any PullEvents
+    private let delegate: any TransferEngineDelegate
     private let shouldStop: () -> Bool
     private let wakeFD: Int32
     private var pending: ArraySlice<Request>
     private var waiting: [Download] = []
     private var active: [UnsafeMutableRawPointer: Download] = [:]
-    private var partialNames: [String: String] = [:]
-    /// Proven downloads waiting for the next group commit, and when the first of them arrived.
-    private var readyToCommit: [Download] = []
-    private var readyBytes: Int64 = 0
     /// A local error made every other transfer pointless.
     private var stopRequested = false
-    private var firstReady = 0.0
-    private var readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)  // page-aligned: copies into a buffer 16 bytes into a page cost 5x here
     package private(set) var results: [FileResult] = []
-    /// State records of the files this run committed.
-    package private(set) var proofs: [String: StateIndex.Record] = [:]
     /// For progress: downloads in all, bytes in all, and the sizes of those finished.
     private let filesTotal: Int
     private let bytesTotal: Int64
@@ -60,12 +51,11 @@ package final class TransferEngine {
     /// - Parameters:
     ///   - wakeFD: a descriptor that becomes readable when `shouldStop` may have turned true.
     package init(
-        requests: [Request], root: CacheRoot, options: TransferOptions, reporter: any PullEvents,
+        requests: [Request], options: TransferOptions, delegate: any TransferEngineDelegate,
         wakeFD: Int32, shouldStop: @escaping () -> Bool
     ) {
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi
-        self.root = root
         var options = options
         options.jobs = max(1, min(options.jobs, requests.count))
         if let rate = options.limitRate {
@@ -76,13 +66,12 @@ package final class TransferEngine {
             options.speedTime = max(options.speedTime, 2 * options.stallTimeout)
         }
         self.options = options
-        self.reporter = reporter
+        self.delegate = delegate
         self.wakeFD = wakeFD
         self.shouldStop = shouldStop
         pending = requests[...]
         filesTotal = requests.count
         bytesTotal = requests.lazy.map(\.entry.size).saturatingSum()
-        partialNames = PartialFile.uniqueNames(requests.map(\.entry.path))
         asc_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, options.jobs)
     }
 
@@ -91,16 +80,15 @@ package final class TransferEngine {
         active.removeAll()
         waiting.removeAll()
         curl_multi_cleanup(multi)
-        readBuffer.deallocate()
     }
 
-    /// Transfers everything, or until stopped; results arrive in `results` and at the reporter.
+    /// Transfers everything, or until stopped; results arrive in `results` and at the delegate.
     package func run() -> Ending {
         while true {
             if shouldStop() { return stopAll(.interrupted) }
             startDue()
             if stopRequested { return stopAll(.stoppedByLocalError) }
-            if active.isEmpty, waiting.isEmpty, pending.isEmpty, readyToCommit.isEmpty { return .finished }
+            if active.isEmpty, waiting.isEmpty, pending.isEmpty, !delegate.holdsProven { return .finished }
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             reportProgress()
@@ -128,19 +116,16 @@ package final class TransferEngine {
 
     private func makeDownload(_ request: Request) -> Download? {
         do {
-            let partial = try PartialFile(
-                root: root, entry: request.entry, name: partialNames[request.entry.path]!, buffer: readBuffer)
-            return Download(entry: request.entry, action: request.action, urls: request.urls, partial: partial, options: options)
+            let sink = try delegate.openSink(for: request)
+            return Download(entry: request.entry, action: request.action, urls: request.urls, sink: sink, options: options)
         } catch {
-            finish(FileResult(
-                path: request.entry.path, size: request.entry.size, action: request.action,
-                outcome: .failed(Failure(isLocal: true, reason: error.description))))
+            finish(FileResult(path: request.entry.path, size: request.entry.size, action: request.action, outcome: .failed(error)))
             return nil
         }
     }
 
     private func start(_ download: Download) {
-        if download.partial.offset == download.entry.size, download.attempts == 0 {
+        if download.sink.offset == download.entry.size, download.attempts == 0 {
             // An earlier run stopped between the last byte and the commit: prove what is on disk.
             settle(download, download.verifyOnDisk())
             return
@@ -148,11 +133,11 @@ package final class TransferEngine {
         download.prepareAttempt()
         if !download.announced {
             download.announced = true
-            reporter.started(
-                path: download.entry.path, size: download.entry.size, resumingAt: download.partial.offset,
+            delegate.started(
+                path: download.entry.path, size: download.entry.size, resumingAt: download.sink.offset,
                 url: download.currentURL)
-            let (reporter, path) = (reporter, download.entry.path)
-            download.restarted = { discarded, reason in reporter.restarted(path: path, discarded: discarded, reason: reason) }
+            let path = download.entry.path
+            download.restarted = { [weak delegate] discarded, reason in delegate?.restarted(path: path, discarded: discarded, reason: reason) }
         }
         active[download.easy.handle] = download
         shareRate()
@@ -185,21 +170,18 @@ package final class TransferEngine {
             settle(download, download.complete(code))
             if stopRequested { return stopAll(.stoppedByLocalError) }
         }
-        if shouldCommitNow() { return commitReady() }
-        return nil
+        return settleProven(force: false)
     }
 
     /// Acts on what a download said comes next.
     private func settle(_ download: Download, _ next: Download.Next) {
         switch next {
         case .retry(let delay, let reason):
-            if !reason.isEmpty { reporter.retrying(path: download.entry.path, reason: reason, after: delay) }
+            if !reason.isEmpty { delegate.retrying(path: download.entry.path, reason: reason, after: delay) }
             download.notBefore = MonotonicClock.now() + delay
             waiting.append(download)
-        case .commit:
-            if readyToCommit.isEmpty { firstReady = MonotonicClock.now() }
-            readyToCommit.append(download)
-            readyBytes = readyBytes.addingSaturated(download.entry.size)
+        case .proven:
+            delegate.proven(download)
         case .done(let result):
             if case .failed = result.outcome { download.suspend() }
             finish(result)
@@ -209,47 +191,22 @@ package final class TransferEngine {
         }
     }
 
-    /// Small files are committed in groups (one `syncfs` instead of an fsync each); a group
-    /// closes at 256 files or 256 MiB, after a quarter of a second, or when nothing else is running.
-    private func shouldCommitNow() -> Bool {
-        guard !readyToCommit.isEmpty else { return false }
-        return readyToCommit.count >= 256 || readyBytes >= 256 << 20 || active.isEmpty
-            || MonotonicClock.now() - firstReady >= 0.25
+    /// Has the delegate commit what waits when a group is due (or, with `force`, whatever waits);
+    /// nil unless a local error then stops the run.
+    private func settleProven(force: Bool) -> Ending? {
+        guard let settled = delegate.settleProven(idle: active.isEmpty, force: force) else { return nil }
+        for result in settled.results { finish(result) }
+        return settled.stopsTheRun ? stopAll(.stoppedByLocalError) : nil
     }
 
-    private func commitReady() -> Ending? {
-        let group = readyToCommit
-        readyToCommit.removeAll()
-        readyBytes = 0
-        let errors = Committer.commit(group.map(\.partial))
-        var stopping = false
-        for (download, error) in zip(group, errors) {
-            var status = stat()
-            if error == nil, fstat(download.partial.fd, &status) == 0 {
-                proofs[download.entry.path] = StateIndex.Record(LocalItem(status), crc32: download.entry.crc32)
-            }
-            switch download.committed(error) {
-            case .stopRun(let result):
-                finish(result)
-                stopping = true
-            case .done(let result):
-                finish(result)
-            default:
-                break
-            }
-        }
-        return stopping ? stopAll(.stoppedByLocalError) : nil
-    }
-
-    /// Stops every transfer, keeping each partial and its record for the next run;
-    /// downloads already proven are committed first.
+    /// Stops every transfer, keeping each one's bytes and record for the next run;
+    /// when interrupted, downloads already proven are committed first.
     private func stopAll(_ ending: Ending) -> Ending {
-        if !readyToCommit.isEmpty, ending == .interrupted, let stopped = commitReady() { return stopped }
-        for download in readyToCommit {
+        if ending == .interrupted, let stopped = settleProven(force: true) { return stopped }
+        for download in delegate.takeProven() {
             download.suspend()
             finish(download.result(.interrupted))
         }
-        readyToCommit.removeAll()
         for (handle, download) in active {
             curl_multi_remove_handle(multi, handle)
             download.suspend()
@@ -271,18 +228,18 @@ package final class TransferEngine {
     private func finish(_ result: FileResult) {
         results.append(result)
         bytesFinished = bytesFinished.addingSaturated(result.size)
-        reporter.finished(result)
+        delegate.finished(result)
     }
 
-    /// A snapshot for the reporter, at most ten times a second.
+    /// A snapshot for the delegate, at most ten times a second.
     private func reportProgress() {
         let now = MonotonicClock.now()
         guard now - lastProgress >= 0.1 else { return }
         lastProgress = now
         let transfers = active.values
-            .map { ProgressSnapshot.Transfer(path: $0.entry.path, size: $0.entry.size, done: $0.partial.offset) }
+            .map { ProgressSnapshot.Transfer(path: $0.entry.path, size: $0.entry.size, done: $0.sink.offset) }
             .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        reporter.progress(ProgressSnapshot(
+        delegate.progress(ProgressSnapshot(
             filesDone: results.count, filesTotal: filesTotal,
             bytesDone: bytesFinished.addingSaturated(transfers.lazy.map(\.done).saturatingSum()), bytesTotal: bytesTotal, transfers: transfers))
     }
