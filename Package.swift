@@ -31,7 +31,7 @@ let package = Package(
         /// The only libcurl user: easy and multi handles, downloads into a sink, retries, redirects.
         .target(
             name: "AssetSyncTransfer",
-            dependencies: ["AssetSyncModel", "AssetSyncSystem", "AssetSyncCache", "CCurl", "CCurlShim"]),
+            dependencies: ["AssetSyncModel", "AssetSyncSystem", "CCurl", "CCurlShim"]),
         /// One pull: plan → transfer → verify → commit → state index, emitting events to one sink.
         .target(
             name: "AssetSyncPull",

@@ -46,8 +46,10 @@ package enum CommandSteps {
         defer { if let temporary { unlink(temporary) } }
         let fetched: ManifestFetcher.Fetched
         do {
+            let destination: any ManifestDestination = root.map(CachedManifestDestination.init(root:))
+                ?? ManifestFile(path: temporary ?? "manifest.download")
             fetched = try ManifestFetcher(options: options, wakeFD: Interruption.wakeFD, shouldStop: { Interruption.requested })
-                .fetch(url, cache: root, temporaryPath: temporary)
+                .fetch(url, into: destination)
         } catch {
             if Interruption.requested { throw .interrupted }
             console.err("Error: cannot fetch the manifest \(url): \(error). Nothing was downloaded.\n")

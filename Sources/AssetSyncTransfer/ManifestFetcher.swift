@@ -1,4 +1,3 @@
-public import AssetSyncCache
 import AssetSyncModel
 import AssetSyncSystem
 import CCurl
@@ -6,10 +5,10 @@ import CCurlShim
 import Glibc
 
 /// Fetches a manifest given as an http(s) URL, under the same rules as assets
-/// (protocols, TLS, redirects, credentials), into a file. With a cache, it
-/// keeps the last copy and its ETag/Last-Modified in `.assetsync/` and asks
-/// again conditionally: a 304 reuses the copy. Transfers and backoff waits wake
-/// on the same descriptor as the engine's, so a signal stops a fetch at once.
+/// (protocols, TLS, redirects, credentials), into a destination's file. When the
+/// destination keeps a copy from the same URL, the request is conditional and a
+/// 304 reuses the copy. Transfers and backoff waits wake on the stop source's
+/// descriptor, so a stop request ends a fetch at once.
 public final class ManifestFetcher {
     public struct Fetched: Sendable {
         /// The file that holds the manifest now.
@@ -20,10 +19,9 @@ public final class ManifestFetcher {
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
-    }
 
-    package static let cacheName = "manifest"
-    package static let metaName = "manifest.meta"
+        package init(description: String) { self.description = description }
+    }
 
     private let easy = CurlEasy()
     private let multi: UnsafeMutableRawPointer
@@ -80,34 +78,18 @@ public final class ManifestFetcher {
         errorBuffer.deallocate()
     }
 
-    /// Fetches `url` into `.assetsync/manifest` of `root` (conditionally, when the copy there came
-    /// from the same URL), or into the file `temporaryPath` when there is no cache.
-    public func fetch(_ url: String, cache root: CacheRoot?, temporaryPath: String? = nil) throws(Failure) -> Fetched {
-        let meta = root.flatMap { Self.loadMeta(in: $0) }
-        let conditional = meta?.url == url ? meta : nil
+    /// Fetches `url` into `destination` (conditionally, when it keeps a copy from the same URL).
+    package func fetch(_ url: String, into destination: any ManifestDestination) throws(Failure) -> Fetched {
+        let conditional = destination.cached(for: url)
         var current = url
         var hops = 0
         var attempt = 0
         var sendCredentials = options.credentialScope.admits(url)
         while true {
             attempt += 1
-            let target: String
-            if let root {
-                // Each attempt writes a fresh file; `keep` renames it into place, and whatever is left goes.
-                do {
-                    let temporary = try AtomicFile.createTemporary(
-                        for: Self.cacheName, in: root.metadataFD, mode: 0o600, display: root.path + "/" + CacheRoot.metadataName)
-                    output = temporary.fd
-                    target = temporary.name
-                } catch {
-                    throw Failure(description: "cannot write the manifest: \(error)")
-                }
-            } else {
-                target = temporaryPath ?? "manifest.download"
-                output = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-                guard output >= 0 else { throw Failure(description: "cannot write \(target): \(SystemError("open").reason)") }
-            }
-            defer { if let root { unlinkat(root.metadataFD, target, 0) } }
+            // Each attempt writes a fresh file; the destination keeps it, or drops whatever is left.
+            output = try destination.openAttempt()
+            defer { destination.dropAttempt() }
             head = ResponseHead()
             received = 0
             overflow = false
@@ -142,14 +124,13 @@ public final class ManifestFetcher {
                     continue
                 }
             }
-            if code == CURLE_OK, status == 304, conditional != nil, let root {
-                return Fetched(path: root.path + "/.assetsync/" + Self.cacheName, notModified: true)
+            if code == CURLE_OK, status == 304, let conditional {
+                return Fetched(path: conditional.path, notModified: true)
             }
             if code == CURLE_OK, status == 200 {
-                guard durable else { throw Failure(description: "cannot write \(target): \(SystemError("fsync").reason)") }
-                guard let root else { return Fetched(path: target, notModified: false) }
-                try Self.keep(target: target, url: url, head: head, in: root)
-                return Fetched(path: root.path + "/.assetsync/" + Self.cacheName, notModified: false)
+                guard durable else { throw Failure(description: "cannot write \(destination.attemptName): \(SystemError("fsync").reason)") }
+                let path = try destination.keepAttempt(url: url, etag: head.etag, lastModified: head.lastModified)
+                return Fetched(path: path, notModified: false)
             }
             let reason = code == CURLE_OK ? "HTTP \(status)"
                 : stall.map(liveness.describe)
@@ -214,45 +195,5 @@ public final class ManifestFetcher {
             done += wrote
         }
         return count
-    }
-
-    /// Where the cached copy came from, and its validators.
-    package struct Meta: Equatable {
-        package var url: String
-        package var etag: String?
-        package var lastModified: String?
-    }
-
-    /// The most bytes `manifest.meta` may have: a URL and two validators fit many times over.
-    package static let metaSizeLimit = 64 << 10
-
-    /// The meta of the cached copy, or nil when either is missing, not a regular file, or torn.
-    package static func loadMeta(in root: CacheRoot) -> Meta? {
-        guard let bytes = AtomicFile.read(metaName, in: root.metadataFD, limit: metaSizeLimit) else { return nil }
-        var fields: [String: String] = [:]
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-            let parts = line.split(separator: " ", maxSplits: 1)
-            if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
-        }
-        // A 304 makes the copy the manifest, so it must be a regular file (a FIFO there would block its reader).
-        var status = stat()
-        guard let url = fields["url"], fstatat(root.metadataFD, cacheName, &status, AT_SYMLINK_NOFOLLOW) == 0,
-              status.st_mode & S_IFMT == S_IFREG
-        else { return nil }
-        return Meta(url: url, etag: fields["etag"], lastModified: fields["last-modified"])
-    }
-
-    /// Moves the fresh copy into place, then writes its meta (so a crash between leaves an old ETag: a 200 next time).
-    private static func keep(target: String, url: String, head: ResponseHead, in root: CacheRoot) throws(Failure) {
-        var text = "url \(url)\n"
-        if let etag = head.etag { text += "etag \(etag)\n" }
-        if let modified = head.lastModified { text += "last-modified \(modified)\n" }
-        let display = root.path + "/" + CacheRoot.metadataName
-        do throws(SystemError) {
-            guard renameat(root.metadataFD, target, root.metadataFD, cacheName) == 0 else { throw SystemError("rename", path: display + "/" + cacheName) }
-            try AtomicFile.replace(metaName, in: root.metadataFD, with: Array(text.utf8), display: display)
-        } catch {
-            throw Failure(description: "cannot keep the manifest: \(error)")
-        }
     }
 }
