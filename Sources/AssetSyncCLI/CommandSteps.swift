@@ -77,7 +77,7 @@ package enum CommandSteps {
         } catch {
             // A system error is most often permissions; the other errors say themselves what to do.
             let hint = if case .system = error { " Check that it is writable." } else { "" }
-            console.err("Error: cannot open the cache directory: \(error).\(hint)\n")
+            console.err("Error: cannot open the cache directory: \(error)\(error.remedy?.words ?? "").\(hint)\n")
             throw .localIOFailure
         }
     }

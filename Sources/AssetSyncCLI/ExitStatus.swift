@@ -1,4 +1,4 @@
-/// The process exit codes of DESIGN.md §5, which scripts act on.
+/// The process exit codes, which scripts act on (listed in the README and in `--help`).
 package enum ExitStatus: Int32, Sendable, Error {
     /// DEST matches the manifest.
     case success = 0

@@ -137,12 +137,9 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .system(let error): return error.description
         case .obstructed(let path, .directory):
-            // `pull --delete` clears a directory there only when it holds no files.
-            return "'\(path)' is a directory, where the manifest needs a file; move it away "
-                + "(or, if it holds no files, run with --delete)"
+            return "'\(path)' is a directory, where the manifest needs a file; move it away"
         case .obstructed(let path, let kind):
-            // Such a file is never in the manifest, so `pull --delete` removes it before any download.
-            return "'\(path)' is \(Self.describe(kind)), where the manifest needs a directory; move it away or run with --delete"
+            return "'\(path)' is \(Self.describe(kind)), where the manifest needs a directory; move it away"
         case .metadataObstructed(let path, let kind):
             return "'\(path)' is \(Self.describe(kind)), where assetsync keeps its own directory (it follows no link there); "
                 + "move it away and run again. To keep the cache on another volume, make DEST itself the link"
@@ -161,6 +158,13 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
         case .symlink: return "a symbolic link"
         case .other: return "a special file (FIFO, socket or device)"
         }
+    }
+
+    /// What else clears the error: deleting extras removes a directory in a file's way when it holds
+    /// no files, and a file in a directory's way (never in the manifest) before any download.
+    public var remedy: Remedy? {
+        guard case .obstructed(_, let kind) = self else { return nil }
+        return .deleteClearsObstruction(onlyWhenEmpty: kind == .directory)
     }
 
     /// Errors after which no other file can succeed either: the run stops.

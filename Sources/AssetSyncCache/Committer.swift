@@ -3,7 +3,7 @@ import AssetSyncSystem
 import CSystemShim
 import Glibc
 
-/// The commit protocol of invariant 2: a partial becomes visible at its final
+/// The commit protocol: a partial becomes visible at its final
 /// path only once it is durable and proven, and then atomically.
 package enum Committer {
     /// The file mode given to committed files: 0666 less the process umask, read once.
@@ -57,7 +57,7 @@ package enum Committer {
         return errors
     }
 
-    /// Proves that the bytes on disk are the ones this run wrote and counted (invariant 9): the
+    /// Proves that the bytes on disk are the ones this run wrote and counted (a partial has one writer): the
     /// partial's name still leads to the open file, which holds exactly the manifest's size. A
     /// partial truncated or replaced by another writer is never committed.
     private static func checkOnDisk(_ partial: PartialFile) throws(CacheError) {

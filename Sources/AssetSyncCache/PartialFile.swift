@@ -167,16 +167,7 @@ package final class PartialFile {
     /// The name of an entry's partial: a 64-bit FNV-1a of its path's canonical form, in hex, so that
     /// paths `String` calls equal (NFC and NFD spellings) have one partial name.
     package static func name(for path: String) -> String {
-        let hash = CanonicalPath.withBytes(of: path) { bytes in
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in bytes {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x0000_0100_0000_01B3
-            }
-            return hash
-        }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        HexDigits.padded(CanonicalPath.withBytes(of: path) { FNV1a.hash($0) }, width: 16)
     }
 
     /// Partial names from each path's hash, with a suffix in the unlikely event of a collision.

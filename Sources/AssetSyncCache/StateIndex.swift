@@ -4,7 +4,7 @@ import Glibc
 
 /// `DEST/.assetsync/state`: for each verified file, the size, mtime, inode and
 /// CRC-32 it had when it was proven, so that a later run can call it current
-/// from `stat` alone (invariant 3).
+/// from `stat` alone, without reading its contents.
 ///
 /// The file is text, a line per record (`crc32 size mtime_ns inode path`), and
 /// ends with `end <count> <crc32 of everything before>`: a torn or corrupt

@@ -328,10 +328,8 @@ package struct JSONText {
         case UInt8(ascii: "t"): scratch.append(0x09)
         case UInt8(ascii: "u"):
             var scalar = try readHex4(field: field, entry: entry)
-            let digits = String(scalar, radix: 16)
             let unpaired = RuleViolation(
-                "\(field) has an unpaired UTF-16 surrogate escape",
-                value: QuotedValue.quote("\\u" + String(repeating: "0", count: 4 - digits.count) + digits))
+                "\(field) has an unpaired UTF-16 surrogate escape", value: QuotedValue.quote("\\u" + HexDigits.padded(scalar, width: 4)))
             if (0xD800..<0xDC00).contains(scalar) {
                 guard try peek() == UInt8(ascii: "\\") else {
                     throw failure(unpaired, at: at, entry: entry)

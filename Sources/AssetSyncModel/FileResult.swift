@@ -37,11 +37,14 @@ public struct Failure: Error, Sendable, Equatable {
     public var reason: String
     public var httpStatus: Int?
     public var url: String?
+    /// What else can be done about it, for the command line to word.
+    public var remedy: Remedy?
 
-    public init(isLocal: Bool, reason: String, httpStatus: Int? = nil, url: String? = nil) {
+    public init(isLocal: Bool, reason: String, httpStatus: Int? = nil, url: String? = nil, remedy: Remedy? = nil) {
         self.isLocal = isLocal
         self.reason = reason
         self.httpStatus = httpStatus
         self.url = url
+        self.remedy = remedy
     }
 }

@@ -1,6 +1,6 @@
 import Glibc
 
-/// The per-field rules of DESIGN.md §1, shared by the XML and JSON readers.
+/// The per-field rules of a manifest (README, "The manifest"), shared by the XML and JSON readers.
 /// Each check works on the raw text and throws the rule it broke.
 package enum ManifestRules {
     package static let maximumPathBytes = 4096

@@ -47,7 +47,7 @@ package struct PathIndex {
         let skipsShared = canonical == nil && previousIsASCII
         let hash = path.withUTF8 { bytes in
             let shared = skipsShared ? previous.withUTF8 { Self.commonPrefixCount(bytes, $0) } : 0
-            var hash = PathTable.seed
+            var hash = FNV1a.seed
             var slashes = 0
             for offset in 0..<bytes.count {
                 let byte = bytes[offset]
@@ -60,7 +60,7 @@ package struct PathIndex {
                         spelledTwice = .directorySpelledTwice(index, other: other, directory: slashes)
                     }
                 }
-                hash = PathTable.mix(hash, byte)
+                hash = FNV1a.mix(hash, byte)
             }
             return hash
         }

@@ -37,11 +37,6 @@ package struct PathTable {
         mask = size - 1
     }
 
-    /// FNV-1a, 64 bits: fast, and good enough for a table that compares bytes on a match.
-    package static let seed: UInt64 = 0xcbf2_9ce4_8422_2325
-    @inline(__always)
-    package static func mix(_ hash: UInt64, _ byte: UInt8) -> UInt64 { (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-
     /// Inserts the first `count` bytes of entry `index`'s key unless an equal member exists;
     /// returns the entry index of that member, or nil when inserted.
     package mutating func insert(

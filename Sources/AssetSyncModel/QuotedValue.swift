@@ -59,10 +59,7 @@ public enum QuotedValue {
         return (decoded, end)
     }
 
-    private static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-    }
+    private static func hex(_ byte: UInt8) -> String { HexDigits.padded(byte, width: 2) }
 }
 
 extension QuotedValue {

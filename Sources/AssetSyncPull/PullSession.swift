@@ -119,19 +119,17 @@ public struct PullSession {
                 finish(FileResult(path: request.entry.path, size: request.entry.size, action: request.action, outcome: .interrupted), into: &results)
             }
         } else if !requests.isEmpty {
-            let box = ResultBox()
             let (root, options, reporter, stop) = (self.root, self.options, self.reporter, self.stop)
-            DedicatedThread.run {
+            let transferred = JoinableThread.run {
                 let transfers = PullTransfers(requests: requests, root: root, events: reporter)
                 let engine = TransferEngine(
                     requests: requests, options: options, delegate: transfers, wakeFD: stop.wakeFD, shouldStop: stop.isRequested)
-                box.ending = engine.run()
-                box.results = engine.results
-                box.proofs = transfers.proofs
+                let ending = engine.run()
+                return (ending: ending, results: engine.results, proofs: transfers.proofs)
             }
-            ending = box.ending
-            results += box.results
-            proofs.merge(box.proofs) { _, new in new }
+            ending = transferred.ending
+            results += transferred.results
+            proofs.merge(transferred.proofs) { _, new in new }
         }
         // A finished run leaves an index even when it proved nothing: it is what makes DEST managed.
         let create = committed == nil && ending == .finished
@@ -171,7 +169,7 @@ public struct PullSession {
             let failure: Failure
             switch error {
             case .mismatch(let reason): failure = Failure(isLocal: false, reason: reason)
-            case .local(let error): failure = Failure(isLocal: true, reason: error.description)
+            case .local(let error): failure = Failure(isLocal: true, reason: error.description, remedy: error.remedy)
             }
             return (FileResult(path: entry.path, size: 0, action: action, outcome: .failed(failure)), nil)
         }
@@ -181,11 +179,4 @@ public struct PullSession {
         results.append(result)
         reporter.finished(result)
     }
-}
-
-/// Carries the engine's results back from its thread, which is joined before they are read.
-private final class ResultBox: @unchecked Sendable {
-    var ending = TransferEngine.Ending.finished
-    var results: [FileResult] = []
-    var proofs: [String: StateIndex.Record] = [:]
 }

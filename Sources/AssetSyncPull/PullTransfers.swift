@@ -38,7 +38,7 @@ final class PullTransfers: TransferEngineDelegate {
             partials[ObjectIdentifier(partial)] = partial
             return partial
         } catch {
-            throw Failure(isLocal: true, reason: error.description)
+            throw Failure(isLocal: true, reason: error.description, remedy: error.remedy)
         }
     }
 
@@ -69,7 +69,7 @@ final class PullTransfers: TransferEngineDelegate {
                 results.append(download.result(.committed))
                 continue
             }
-            results.append(download.result(.failed(Failure(isLocal: true, reason: error.description))))
+            results.append(download.result(.failed(Failure(isLocal: true, reason: error.description, remedy: error.remedy))))
             if error.stopsTheRun { stopsTheRun = true }
         }
         return (results, stopsTheRun)

@@ -33,6 +33,14 @@ package final class JoinableThread<Result> {
         self.outcome = outcome
     }
 
+    /// Runs `body` on a thread of its own and waits for it (or runs it here when no thread can be
+    /// had): for work that blocks, such as libcurl's loop in `poll`, which must never block a
+    /// thread of Swift's cooperative pool.
+    package static func run(_ body: @escaping () -> Result) -> Result {
+        guard let thread = JoinableThread(body) else { return body() }
+        return thread.join()
+    }
+
     /// Waits for the thread to end and returns what `body` returned. Call it exactly once.
     package func join() -> Result {
         pthread_join(thread, nil)

@@ -55,12 +55,6 @@ final class CurlEasy {
         headerList = list
     }
 
-    func long(_ info: CURLINFO) -> Int {
-        var value = 0
-        _ = asc_easy_getinfo_long(handle, info, &value)
-        return value
-    }
-
     func string(_ info: CURLINFO) -> String? {
         var value: UnsafePointer<CChar>?
         guard asc_easy_getinfo_string(handle, info, &value) == CURLE_OK, let value else {
