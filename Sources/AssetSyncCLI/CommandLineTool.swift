@@ -9,9 +9,15 @@ public enum CommandLineTool {
         // A reader that closes standard output (`| head`) makes a write fail with EPIPE instead of
         // killing the process: each command decides what that means (see Console.checkOutput).
         signal(SIGPIPE, SIG_IGN)
-        Transfers.initialize()
+        let console = Console()
+        do {
+            try Transfers.initialize()
+        } catch {
+            console.err("Error: cannot set up libcurl: \(error).\n")
+            return ExitStatus.localIOFailure.rawValue
+        }
         Interruption.install()
-        return run(words, console: Console()).rawValue
+        return run(words, console: console).rawValue
     }
 
     package static func run(_ words: [String], console: Console) -> ExitStatus {

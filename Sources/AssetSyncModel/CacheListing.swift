@@ -1,5 +1,3 @@
-import Glibc
-
 /// What a scan of the cache found, by path, without merging two files into one.
 ///
 /// `String` keys compare by canonical equivalence, but on Linux one directory can hold
@@ -51,6 +49,6 @@ public struct CacheListing: Sendable {
     package static func sameBytes(_ a: String, _ b: String) -> Bool {
         var a = a
         var b = b
-        return a.withUTF8 { a in b.withUTF8 { b in a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) } }
+        return a.withUTF8 { a in b.withUTF8 { b in a.count == b.count && (a.isEmpty || RawBytes.equal(a.baseAddress!, b.baseAddress!, count: a.count)) } }
     }
 }

@@ -1,5 +1,3 @@
-import Glibc
-
 /// The per-field rules of a manifest (README, "The manifest"), shared by the XML and JSON readers.
 /// Each check works on the raw text and throws the rule it broke.
 package enum ManifestRules {
@@ -55,7 +53,7 @@ package enum ManifestRules {
         }
         if let rule = brokenComponentRule(length: componentLength, dots: dots) { return rule }
         let reservedCount = reservedDirectory.utf8CodeUnitCount
-        if bytes.count >= reservedCount, memcmp(bytes.baseAddress!, reservedDirectory.utf8Start, reservedCount) == 0,
+        if bytes.count >= reservedCount, RawBytes.equal(bytes.baseAddress!, reservedDirectory.utf8Start, count: reservedCount),
            bytes.count == reservedCount || bytes[reservedCount] == UInt8(ascii: "/") {
             return "path must not be under \(reservedDirectory)/, which assetsync keeps for itself"
         }

@@ -1,5 +1,3 @@
-import Glibc
-
 /// A hash set of byte strings that are paths, or prefixes of paths, of a
 /// manifest's entries: each member is stored as (entry index, length, hash),
 /// never copied. Built for one job: checking a million paths for duplicates
@@ -74,7 +72,7 @@ package struct PathTable {
     private static func prefixesEqual(_ a: String, _ b: String, count: Int) -> Bool {
         var a = a
         var b = b
-        return a.withUTF8 { a in b.withUTF8 { b in memcmp(a.baseAddress!, b.baseAddress!, count) == 0 } }
+        return a.withUTF8 { a in b.withUTF8 { b in RawBytes.equal(a.baseAddress!, b.baseAddress!, count: count) } }
     }
 
     /// Doubles the table, placing every member again by its stored hash.

@@ -8,15 +8,29 @@ final class CurlEasy {
     let handle: UnsafeMutableRawPointer
     /// Header lists set on the handle; libcurl keeps pointers to them until the next set.
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// Where libcurl writes the words of its last error; it must live as long as the handle.
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
     init() {
         guard let handle = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
         self.handle = handle
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
     }
 
     deinit {
         curl_easy_cleanup(handle)
         curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
+    }
+
+    /// Forgets the last error's words, before a new request.
+    func clearError() { errorBuffer[0] = 0 }
+
+    /// What went wrong with the last request that ended in `code`: libcurl's words for it when it
+    /// left any, else the code's, with control characters escaped (they may quote the server).
+    func describe(_ code: CURLcode) -> String {
+        QuotedValue.escapingControls(errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code)))
     }
 
     func set(_ option: CURLoption, _ value: Int) {
@@ -67,11 +81,18 @@ final class CurlEasy {
     private func check(_ code: CURLcode, _ option: CURLoption) {
         precondition(code == CURLE_OK, "curl_easy_setopt(\(option.rawValue)): \(String(cString: curl_easy_strerror(code)))")
     }
-
-    static func describe(_ code: CURLcode) -> String { String(cString: curl_easy_strerror(code)) }
 }
 
 extension CurlEasy {
+    /// Points the handle at `route`'s URL with the user's headers and `.netrc` when the route may
+    /// carry credentials, then `extraHeaders`.
+    func setRequest(_ route: RequestRoute, options: TransferOptions, extraHeaders: [String] = []) {
+        set(CURLOPT_URL, route.url)
+        setHeaders((route.sendsCredentials ? options.headers : []) + extraHeaders)
+        let netrc = route.sendsCredentials && options.useNetrc ? CURL_NETRC_OPTIONAL : CURL_NETRC_IGNORED
+        set(CURLOPT_NETRC, Int(netrc.rawValue))
+    }
+
     /// What every request shares: http and https only, redirects left to `RedirectRule`,
     /// TLS always verified (with `--cacert` added), the proxy, the write size.
     func configureCommon(_ options: TransferOptions) {

@@ -14,17 +14,14 @@ package final class Download {
     package let sink: any DownloadSink
     let easy = CurlEasy()
     private let options: TransferOptions
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
     private(set) var urlIndex = 0
-    private(set) var currentURL: String
+    /// The current URL, after the redirects followed from the mirror being tried.
+    private var route: RequestRoute
+    var currentURL: String { route.url }
     /// Attempts on the current URL that count against `--retries`.
     private(set) var attemptsOnURL = 0
     private(set) var attempts = 0
-    private(set) var redirects = 0
-    /// Whether the current URL may carry the user's credentials: within the credential scope,
-    /// and cleared once a redirect leaves the origin that was asked for.
-    private var sendCredentials: Bool
     private var crcRestarts = 0
     /// Which version of the file the bytes in the sink are; nil while they start from zero.
     private var record: ResumeRecord?
@@ -74,14 +71,10 @@ package final class Download {
         self.sink = sink
         record = sink.resumeFields.flatMap(ResumeRecord.init(fields:))
         self.options = options
-        currentURL = urls[0]
-        sendCredentials = options.credentialScope.admits(urls[0])
+        route = RequestRoute(urls[0], scope: options.credentialScope)
         liveness = Liveness(silence: options.stallTimeout, minimumRate: options.speedLimit, window: options.speedTime, now: 0)
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         configureHandle()
     }
-
-    deinit { errorBuffer.deallocate() }
 
     private func configureHandle() {
         let owner = Unmanaged.passUnretained(self).toOpaque()
@@ -93,7 +86,6 @@ package final class Download {
         easy.setProgressCallback { owner, _, _, _, _ in
             Unmanaged<Download>.fromOpaque(owner!).takeUnretainedValue().hasStalled() ? 1 : 0
         }
-        easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
         easy.set(CURLOPT_WRITEDATA, pointer: owner)
         easy.set(CURLOPT_WRITEFUNCTION, callback: { buffer, size, count, owner in
             Unmanaged<Download>.fromOpaque(owner!).takeUnretainedValue().receive(buffer, size * count)
@@ -118,7 +110,7 @@ package final class Download {
         attemptFailure = nil
         liveness = Liveness(
             silence: options.stallTimeout, minimumRate: liveness.minimumRate, window: options.speedTime, now: MonotonicClock.now())
-        errorBuffer[0] = 0
+        easy.clearError()
         let validator = record?.ifRange.flatMap(ResponseHead.validator)
         if sink.offset > 0, validator == nil {
             let kept = sink.offset
@@ -127,18 +119,15 @@ package final class Download {
         }
         requestedOffset = sink.offset
         attemptStartOffset = sink.offset
-        easy.set(CURLOPT_URL, currentURL)
-        var headers = sendCredentials ? options.headers : []
         // After a CRC mismatch, a cache between here and the origin may hold a stale copy: ask past it.
-        if crcRestarts > 0 { headers += ["Cache-Control: no-cache", "Pragma: no-cache"] }
+        var headers = crcRestarts > 0 ? ["Cache-Control: no-cache", "Pragma: no-cache"] : []
         if requestedOffset > 0, let validator {
             easy.set(CURLOPT_RANGE, "\(requestedOffset)-")
             headers.append("If-Range: \(validator)")
         } else {
             easy.set(CURLOPT_RANGE, nil as String?)
         }
-        easy.setHeaders(headers)
-        easy.set(CURLOPT_NETRC, sendCredentials && options.useNetrc ? Int(CURL_NETRC_OPTIONAL.rawValue) : Int(CURL_NETRC_IGNORED.rawValue))
+        easy.setRequest(route, options: options, extraHeaders: headers)
         easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: entry.size)
     }
 
@@ -238,7 +227,7 @@ package final class Download {
                 try? restartFromZero()
                 return transient("HTTP 416 (range not satisfiable); restarting from zero", status: status)
             }
-            if status == 408 || status == 429 || status >= 500 {
+            if RetryPolicy.isTransient(status: status) {
                 return transient("HTTP \(status)", status: status, retryAfter: head.retryAfterSeconds)
             }
             return nextURL(Failure(isLocal: false, reason: "HTTP \(status)", httpStatus: status, url: currentURL))
@@ -258,14 +247,13 @@ package final class Download {
             break
         }
         // curl's words may quote the server (a certificate's name, a proxy's answer).
-        let detail = QuotedValue.escapingControls(errorBuffer[0] != 0 ? String(cString: errorBuffer) : CurlEasy.describe(code))
+        let detail = easy.describe(code)
         switch code {
         case CURLE_FILESIZE_EXCEEDED:
             return nextURL(Failure(
                 isLocal: false, reason: "the server announced more than the manifest's \(entry.size) bytes",
                 httpStatus: status, url: currentURL))
-        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE,
-             CURLE_LOGIN_DENIED, CURLE_REMOTE_ACCESS_DENIED:
+        case _ where RetryPolicy.isFinal(code):
             return nextURL(Failure(isLocal: false, reason: detail, httpStatus: status == 0 ? nil : status, url: currentURL))
         default:
             return transient(detail, status: status == 0 ? nil : status)
@@ -299,16 +287,11 @@ package final class Download {
     }
 
     private func followRedirect() -> Next {
-        switch RedirectRule.follow(from: currentURL, to: easy.string(CURLINFO_REDIRECT_URL), hop: redirects + 1) {
-        case .failure(let refusal):
+        if let refusal = route.follow(easy.string(CURLINFO_REDIRECT_URL)) {  // a refused hop leaves the route as it was
             return nextURL(Failure(isLocal: false, reason: refusal.reason, httpStatus: head.status, url: currentURL))
-        case .success(let hop):
-            redirects += 1
-            if !hop.sameOrigin { sendCredentials = false }
-            currentURL = hop.url
-            attempts -= 1  // a hop of the same attempt
-            return .retry(after: 0, reason: "")
         }
+        attempts -= 1  // a hop of the same attempt
+        return .retry(after: 0, reason: "")
     }
 
     private func transient(_ reason: String, status: Int? = nil, retryAfter: Double? = nil) -> Next {
@@ -317,10 +300,7 @@ package final class Download {
         guard attemptsOnURL <= options.retries else {
             return nextURL(Failure(isLocal: false, reason: reason, httpStatus: status, url: currentURL))
         }
-        let exponential = min(options.maximumRetryDelay, options.retryBaseDelay * Double(1 << min(attemptsOnURL - 1, 20)))
-        let jittered = exponential * Double.random(in: 0.5...1.0)
-        let delay = max(jittered, min(retryAfter ?? 0, options.maximumRetryDelay * 5))
-        return .retry(after: delay, reason: reason)
+        return .retry(after: RetryPolicy(options).delay(beforeRetry: attemptsOnURL, retryAfter: retryAfter), reason: reason)
     }
 
     /// The current URL has failed for good: go on with the next mirror, or fail the file.
@@ -329,10 +309,8 @@ package final class Download {
         guard urlIndex < urls.count else {
             return .done(result(.failed(failure)))
         }
-        currentURL = urls[urlIndex]
+        route = RequestRoute(urls[urlIndex], scope: options.credentialScope)
         attemptsOnURL = 0
-        redirects = 0
-        sendCredentials = options.credentialScope.admits(currentURL)
         return .retry(after: 0, reason: "\(failure.reason); trying mirror \(urlIndex)")
     }
 

@@ -24,7 +24,7 @@ public final class ManifestFetcher {
     }
 
     private let easy = CurlEasy()
-    private let multi: UnsafeMutableRawPointer
+    private let multi = CurlMulti()
     private let options: TransferOptions
     private let wakeFD: Int32
     private let shouldStop: () -> Bool
@@ -35,21 +35,16 @@ public final class ManifestFetcher {
     private var output: Int32 = -1
     private var received: Int64 = 0
     private var overflow = false
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
     /// - Parameters:
     ///   - wakeFD: a descriptor that becomes readable when `shouldStop` may have turned true (-1: none).
     ///   - shouldStop: true once the fetch must end (a signal); it then throws at once.
     public init(options: TransferOptions, wakeFD: Int32 = -1, shouldStop: @escaping () -> Bool = { false }) {
-        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
-        self.multi = multi
         self.options = options
         self.wakeFD = wakeFD
         self.shouldStop = shouldStop
         liveness = Liveness(silence: options.stallTimeout, minimumRate: options.speedLimit, window: options.speedTime, now: 0)
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         easy.configureCommon(options)
-        easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
         let owner = Unmanaged.passUnretained(self).toOpaque()
         easy.set(CURLOPT_NOPROGRESS, false)
         easy.set(CURLOPT_XFERINFODATA, pointer: owner)
@@ -74,17 +69,13 @@ public final class ManifestFetcher {
 
     deinit {
         if output >= 0 { close(output) }
-        curl_multi_cleanup(multi)
-        errorBuffer.deallocate()
     }
 
     /// Fetches `url` into `destination` (conditionally, when it keeps a copy from the same URL).
     package func fetch(_ url: String, into destination: any ManifestDestination) throws(Failure) -> Fetched {
         let conditional = destination.cached(for: url)
-        var current = url
-        var hops = 0
+        var route = RequestRoute(url, scope: options.credentialScope)
         var attempt = 0
-        var sendCredentials = options.credentialScope.admits(url)
         while true {
             attempt += 1
             // Each attempt writes a fresh file; the destination keeps it, or drops whatever is left.
@@ -93,15 +84,13 @@ public final class ManifestFetcher {
             head = ResponseHead()
             received = 0
             overflow = false
-            errorBuffer[0] = 0
-            var headers = sendCredentials ? options.headers : []
-            if let conditional, current == url {
+            easy.clearError()
+            var headers: [String] = []
+            if let conditional, route.url == url {
                 if let etag = conditional.etag { headers.append("If-None-Match: \(etag)") }
                 if let modified = conditional.lastModified { headers.append("If-Modified-Since: \(modified)") }
             }
-            easy.setHeaders(headers)
-            easy.set(CURLOPT_URL, current)
-            easy.set(CURLOPT_NETRC, sendCredentials && options.useNetrc ? Int(CURL_NETRC_OPTIONAL.rawValue) : Int(CURL_NETRC_IGNORED.rawValue))
+            easy.setRequest(route, options: options, extraHeaders: headers)
             let performed = perform()
             guard let code = performed else {
                 close(output)
@@ -114,15 +103,9 @@ public final class ManifestFetcher {
             if overflow { throw Failure(description: "the manifest is larger than the \(ByteCount.human(Manifest.sizeLimit)) limit") }
             let status = head.status
             if code == CURLE_OK, (300..<400).contains(status), status != 304 {
-                switch RedirectRule.follow(from: current, to: easy.string(CURLINFO_REDIRECT_URL), hop: hops + 1) {
-                case .failure(let refusal): throw Failure(description: refusal.reason)
-                case .success(let hop):
-                    hops += 1
-                    if !hop.sameOrigin { sendCredentials = false }
-                    current = hop.url
-                    attempt -= 1
-                    continue
-                }
+                if let refusal = route.follow(easy.string(CURLINFO_REDIRECT_URL)) { throw Failure(description: refusal.reason) }
+                attempt -= 1
+                continue
             }
             if code == CURLE_OK, status == 304, let conditional {
                 return Fetched(path: conditional.path, notModified: true)
@@ -134,14 +117,12 @@ public final class ManifestFetcher {
             }
             let reason = code == CURLE_OK ? "HTTP \(status)"
                 : stall.map(liveness.describe)
-                ?? QuotedValue.escapingControls(errorBuffer[0] != 0 ? String(cString: errorBuffer) : CurlEasy.describe(code))
-            let transient = code != CURLE_OK ? code != CURLE_PEER_FAILED_VERIFICATION && code != CURLE_UNSUPPORTED_PROTOCOL
-                : status == 408 || status == 429 || status >= 500
+                ?? easy.describe(code)
+            let transient = code != CURLE_OK ? !RetryPolicy.isFinal(code) : RetryPolicy.isTransient(status: status)
             guard transient, attempt <= options.retries else { throw Failure(description: reason) }
-            let delay = max(
-                min(options.maximumRetryDelay, options.retryBaseDelay * Double(1 << min(attempt - 1, 20))) * Double.random(in: 0.5...1),
-                min(head.retryAfterSeconds ?? 0, options.maximumRetryDelay * 5))
-            guard wait(delay) else { throw Failure(description: "interrupted") }
+            guard wait(RetryPolicy(options).delay(beforeRetry: attempt, retryAfter: head.retryAfterSeconds)) else {
+                throw Failure(description: "interrupted")
+            }
         }
     }
 
@@ -150,17 +131,12 @@ public final class ManifestFetcher {
         liveness = Liveness(
             silence: options.stallTimeout, minimumRate: options.speedLimit, window: options.speedTime, now: MonotonicClock.now())
         stall = nil
-        curl_multi_add_handle(multi, easy.handle)
-        defer { curl_multi_remove_handle(multi, easy.handle) }
+        multi.add(easy)
+        defer { multi.remove(easy) }
         while !shouldStop() {
-            var running: Int32 = 0
-            curl_multi_perform(multi, &running)
-            var left: Int32 = 0
-            while let message = curl_multi_info_read(multi, &left) {
-                if message.pointee.msg == CURLMSG_DONE { return message.pointee.data.result }
-            }
-            var wake = curl_waitfd(fd: wakeFD, events: Int16(CURL_WAIT_POLLIN), revents: 0)
-            curl_multi_poll(multi, &wake, wakeFD >= 0 ? 1 : 0, 1000, nil)
+            multi.perform()
+            if let (_, code) = multi.nextFinished() { return code }
+            multi.poll(wakeFD: wakeFD, timeout: 1000)
         }
         return nil
     }

@@ -31,7 +31,7 @@ package final class TransferEngine {
         case stoppedByLocalError
     }
 
-    private let multi: UnsafeMutableRawPointer
+    private let multi = CurlMulti()
     private let options: TransferOptions
     private let delegate: any TransferEngineDelegate
     private let shouldStop: () -> Bool
@@ -54,8 +54,6 @@ package final class TransferEngine {
         requests: [Request], options: TransferOptions, delegate: any TransferEngineDelegate,
         wakeFD: Int32, shouldStop: @escaping () -> Bool
     ) {
-        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
-        self.multi = multi
         var options = options
         options.jobs = max(1, min(options.jobs, requests.count))
         if let rate = options.limitRate {
@@ -72,14 +70,13 @@ package final class TransferEngine {
         pending = requests[...]
         filesTotal = requests.count
         bytesTotal = requests.lazy.map(\.entry.size).saturatingSum()
-        asc_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, options.jobs)
+        multi.setMaximumHostConnections(options.jobs)
     }
 
     deinit {
-        for (handle, _) in active { curl_multi_remove_handle(multi, handle) }
+        for download in active.values { multi.remove(download.easy) }
         active.removeAll()
         waiting.removeAll()
-        curl_multi_cleanup(multi)
     }
 
     /// Transfers everything, or until stopped; results arrive in `results` and at the delegate.
@@ -89,13 +86,11 @@ package final class TransferEngine {
             startDue()
             if stopRequested { return stopAll(.stoppedByLocalError) }
             if active.isEmpty, waiting.isEmpty, pending.isEmpty, !delegate.holdsProven { return .finished }
-            var running: Int32 = 0
-            curl_multi_perform(multi, &running)
+            multi.perform()
             reportProgress()
             if let ending = collectFinished() { return ending }
             if active.isEmpty, waiting.isEmpty { continue }
-            var wake = curl_waitfd(fd: wakeFD, events: Int16(CURL_WAIT_POLLIN), revents: 0)
-            curl_multi_poll(multi, &wake, 1, pollTimeout(), nil)
+            multi.poll(wakeFD: wakeFD, timeout: pollTimeout())
         }
     }
 
@@ -141,7 +136,7 @@ package final class TransferEngine {
         }
         active[download.easy.handle] = download
         shareRate()
-        curl_multi_add_handle(multi, download.easy.handle)
+        multi.add(download.easy)
     }
 
     /// `--limit-rate` caps the total: each running transfer gets an equal part, given again
@@ -159,13 +154,9 @@ package final class TransferEngine {
 
     /// Takes every finished transfer off the multi handle and decides what follows.
     private func collectFinished() -> Ending? {
-        var left: Int32 = 0
-        while let message = curl_multi_info_read(multi, &left) {
-            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
-                  let download = active.removeValue(forKey: handle)
-            else { continue }
-            let code = message.pointee.data.result
-            curl_multi_remove_handle(multi, handle)
+        while let (handle, code) = multi.nextFinished() {
+            guard let download = active.removeValue(forKey: handle) else { continue }
+            multi.remove(download.easy)
             shareRate()
             settle(download, download.complete(code))
             if stopRequested { return stopAll(.stoppedByLocalError) }
@@ -207,8 +198,8 @@ package final class TransferEngine {
             download.suspend()
             finish(download.result(.interrupted))
         }
-        for (handle, download) in active {
-            curl_multi_remove_handle(multi, handle)
+        for download in active.values {
+            multi.remove(download.easy)
             download.suspend()
             finish(download.result(.interrupted))
         }
