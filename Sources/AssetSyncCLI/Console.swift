@@ -35,16 +35,12 @@ package struct Console: Sendable {
     private static func write(_ text: String, to fd: Int32) -> Int32 {
         var text = text
         return text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
+            do throws(SystemError) {
+                try FileDescriptor(fd).writeAll(UnsafeRawBufferPointer(bytes))
+                return 0
+            } catch {
+                return error.code
             }
-            return 0
         }
     }
 }

@@ -24,7 +24,7 @@ public struct CRC32: Equatable, Sendable {
         var offset: Int64 = 0
         while offset < length {
             let wanted = Int(min(Int64(buffer.count), length - offset))
-            let got = try retryingInterrupts("read", path: path) { pread(fd, buffer.baseAddress, wanted, off_t(offset)) }
+            let got = try FileDescriptor(fd, path: path).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), at: offset)
             if got == 0 { throw SystemError("read", path: path, code: EIO) }
             crc.update(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
             offset += Int64(got)

@@ -60,7 +60,9 @@ public final class CacheLock {
         AtomicFile.removeTemporaries(in: root.partialFD)
         // The details are only shown to runs that wait; failing to write them must not stop this one.
         let text = KeyValueRecord.encode([("pid", "\(getpid())"), ("host", Self.hostName()), ("started", Self.timestamp())])
-        if ftruncate(fd, 0) == 0 { _ = text.withCString { pwrite(fd, $0, strlen($0), 0) } }
+        if ftruncate(fd, 0) == 0 {
+            _ = try? Array(text.utf8).withBytes { bytes throws(SystemError) in try FileDescriptor(fd).writeAll(bytes, at: 0) }
+        }
     }
 
     /// Puts a fresh lock file, locked before it gets the name, in place of `old` (whose lock is held):

@@ -42,10 +42,9 @@ public enum DirectoryDescription {
             let fd = open(files[index], O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard fd >= 0 else { return .failure(SystemError("open", path: files[index])) }
             defer { close(fd) }
-            var status = stat()
-            fstat(fd, &status)
             return Result { () throws(SystemError) in
-                Sum(crc: try CRC32.of(fd: fd, length: Int64(status.st_size), buffer: buffer, path: files[index]), size: Int64(status.st_size))
+                let size = Int64(try FileDescriptor(fd, path: files[index]).status().st_size)
+                return Sum(crc: try CRC32.of(fd: fd, length: size, buffer: buffer, path: files[index]), size: size)
             }
         }
         var out: [(crc: UInt32, size: Int64)] = []

@@ -101,13 +101,7 @@ package final class PartialFile {
 
     /// Writes `bytes` at the current offset and folds them into the CRC.
     package func append(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
-        var done = 0
-        while done < bytes.count {
-            let wrote = try retryingInterrupts("write", path: displayPath) {
-                pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-            }
-            done += wrote
-        }
+        try FileDescriptor(fd, path: displayPath).writeAll(bytes, at: offset)
         crc.update(bytes)
         offset += Int64(bytes.count)
         if offset - writebackStart >= Self.writebackInterval {

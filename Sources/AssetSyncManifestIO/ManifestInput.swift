@@ -148,12 +148,13 @@ package final class ManifestInput {
             rawStart = 0
         }
         while rawEnd - rawStart < count, !rawEOF {
-            let got = raw.withUnsafeMutableBytes { buffer in
-                Glibc.read(fd, buffer.baseAddress! + rawEnd, buffer.count - rawEnd)
-            }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw failure("cannot read the manifest: \(SystemError("read").reason)")
+            let got: Int
+            do {
+                got = try raw.withMutableBytes { buffer throws(SystemError) in
+                    try FileDescriptor(fd).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[rawEnd...]))
+                }
+            } catch {
+                throw failure("cannot read the manifest: \(error.reason)")
             }
             if got == 0 { rawEOF = true }
             rawEnd += got

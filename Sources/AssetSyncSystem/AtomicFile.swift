@@ -25,9 +25,10 @@ public enum AtomicFile {
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size) + 1)
         var got = 0
         while got < bytes.count {
-            let result = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, $0.count - got, off_t(got)) }
-            if result < 0, errno == EINTR { continue }
-            guard result >= 0 else { return nil }
+            let result = bytes.withUnsafeMutableBytes { bytes in
+                try? FileDescriptor(fd).read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[got...]), at: Int64(got))
+            }
+            guard let result else { return nil }
             if result == 0 { break }
             got += result
         }
@@ -52,16 +53,6 @@ public enum AtomicFile {
         }
     }
 
-    /// Writes every byte of `bytes` to `fd`, retrying short writes and `EINTR`.
-    package static func writeAll(_ bytes: [UInt8], to fd: Int32, display: String) throws(SystemError) {
-        var written = 0
-        while written < bytes.count {
-            written += try retryingInterrupts("write", path: display) {
-                bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-            }
-        }
-    }
-
     /// Puts the temporary file in place of `name` by `renameat`; when `durable`, fdatasync before and
     /// fsync the directory after. The descriptor is closed, and the temporary removed on failure.
     package static func publish(_ temporary: Temporary, as name: String, in directory: Int32, durable: Bool = true, display: String) throws(SystemError) {
@@ -83,7 +74,9 @@ public enum AtomicFile {
     ) throws(SystemError) {
         let temporary = try createTemporary(for: name, in: directory, mode: mode, display: display)
         do throws(SystemError) {
-            try writeAll(bytes, to: temporary.fd, display: display + "/" + temporary.name)
+            try bytes.withBytes { bytes throws(SystemError) in
+                try FileDescriptor(temporary.fd, path: display + "/" + temporary.name).writeAll(bytes)
+            }
         } catch {
             close(temporary.fd)
             unlinkat(directory, temporary.name, 0)

@@ -161,15 +161,11 @@ public final class ManifestFetcher {
             overflow = true
             return 0
         }
-        var done = 0
-        while done < count {
-            let wrote = write(output, buffer! + done, count - done)
-            if wrote < 0 {
-                if errno == EINTR { continue }
-                return 0
-            }
-            done += wrote
+        do {
+            try FileDescriptor(output).writeAll(UnsafeRawBufferPointer(start: buffer, count: count))
+            return count
+        } catch {
+            return 0  // a short count makes libcurl end the transfer with a write error
         }
-        return count
     }
 }
