@@ -10,6 +10,8 @@ import Glibc
 package enum CommandSteps {
     package static func readManifest(_ path: String, displayName: String? = nil, console: Console) throws(ExitStatus) -> Manifest {
         do {
+            // "-" is standard input, which only the command line knows.
+            if path == "-" { return try ManifestReader.read(descriptor: STDIN_FILENO, name: displayName ?? "<stdin>") }
             return try ManifestReader.read(path: path, displayName: displayName)
         } catch {
             console.err("Error: \(error)\n")

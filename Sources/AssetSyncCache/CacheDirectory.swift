@@ -33,9 +33,8 @@ public enum CacheDirectory {
             return .failure(Problem(message: SystemError("realpath").reason, kind: .localIOFailure))
         }
         let trimmed = dest.hasSuffix("/") && dest.count > 1 ? String(dest.dropLast()) : dest
-        let slash = trimmed.lastIndex(of: "/")
-        let parent = slash.map { trimmed[..<$0].isEmpty ? "/" : String(trimmed[..<$0]) } ?? "."
-        let name = slash.map { String(trimmed[trimmed.index(after: $0)...]) } ?? trimmed
+        let parent = PathName.directory(of: trimmed)
+        let name = String(PathName.split(trimmed).name)
         guard let resolvedParent = realpath(parent, nil) else {
             return .failure(Problem(message: "its parent directory does not exist", kind: .invalidInput))
         }

@@ -154,7 +154,7 @@ package enum Committer {
         var placed: [Substring: [Int]] = [:]
         for (index, move) in moves.enumerated() {
             guard let move else { continue }
-            let parentPath = move.path.utf8.lastIndex(of: UInt8(ascii: "/")).map { move.path[..<$0] } ?? ""
+            let parentPath = PathName.split(move.path).parent ?? ""
             do throws(CacheError) {
                 let parent: Int32
                 if let open = parents[parentPath] {
@@ -182,7 +182,7 @@ package enum Committer {
     private static func rename(
         _ name: String, from directory: Int32, to path: String, in parent: Int32, root: CacheRoot
     ) throws(CacheError) {
-        let base = String(path[(path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path.utf8.index(after: $0) } ?? path.startIndex)...])
+        let base = String(PathName.split(path).name)
         let display = root.path + "/" + path
         var status = stat()
         if fstatat(parent, base, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFDIR {

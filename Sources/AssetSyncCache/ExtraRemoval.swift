@@ -22,8 +22,9 @@ public enum ExtraRemoval {
         var outcome = Outcome()
         var emptied = Set<String>()
         for path in paths where !path.hasPrefix(CacheRoot.metadataName + "/") && path != CacheRoot.metadataName {
-            let parentPath = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[..<$0]) } ?? ""
-            let name = String(path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[path.utf8.index(after: $0)...] } ?? path[...])
+            let (parentPart, namePart) = PathName.split(path)
+            let parentPath = String(parentPart ?? "")
+            let name = String(namePart)
             do throws(CacheError) {
                 let parent = try root.openParent(of: path, creating: false)
                 defer { close(parent) }
@@ -62,7 +63,7 @@ public enum ExtraRemoval {
         let obstructing = extras.filter { needed.contains(Substring($0)) }
         let outcome = remove(obstructing, in: root)
         for path in directoriesAtFiles {
-            let name = String(path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[path.utf8.index(after: $0)...] } ?? path[...])
+            let name = String(PathName.split(path).name)
             guard let parent = try? root.openParent(of: path, creating: false) else { continue }
             if holdsOnlyDirectories(name, in: parent) { removeDirectoryTree(name, in: parent) }
             close(parent)
@@ -115,11 +116,11 @@ public enum ExtraRemoval {
         var pending = directories
         while let deepest = pending.max(by: { $0.utf8.count < $1.utf8.count }) {
             pending.remove(deepest)
-            let name = String(deepest.utf8.lastIndex(of: UInt8(ascii: "/")).map { deepest[deepest.utf8.index(after: $0)...] } ?? deepest[...])
+            let (parentPath, name) = PathName.split(deepest)
             guard let parent = try? root.openParent(of: deepest, creating: false) else { continue }
-            let removed = unlinkat(parent, name, AT_REMOVEDIR) == 0
+            let removed = unlinkat(parent, String(name), AT_REMOVEDIR) == 0
             close(parent)
-            if removed, let slash = deepest.utf8.lastIndex(of: UInt8(ascii: "/")) { pending.insert(String(deepest[..<slash])) }
+            if removed, let parentPath { pending.insert(String(parentPath)) }
         }
     }
 }

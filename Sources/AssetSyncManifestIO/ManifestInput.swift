@@ -3,8 +3,8 @@ import AssetSyncSystem
 import CZlib
 import Glibc
 
-/// The bytes of a manifest from a file or standard input, inflated when they
-/// start with gzip's magic bytes, and cut off at `limit` decompressed bytes.
+/// The bytes of a manifest from a file or an open descriptor (the CLI's standard input),
+/// inflated when they start with gzip's magic bytes, and cut off at `limit` decompressed bytes.
 package final class ManifestInput {
     /// The most decompressed bytes a manifest may have (documented in the README).
     package static let defaultLimit = Manifest.sizeLimit
@@ -25,22 +25,21 @@ package final class ManifestInput {
     /// (not gzip-compressed) regular file. A hint for sizing, never a limit.
     package private(set) var sizeHint: Int64?
 
-    /// Opens `path`, or standard input for "-".
-    /// Opens `path`, or standard input for "-"; errors name it `displayName` when given.
-    package init(path: String, displayName: String? = nil, limit: Int64 = ManifestInput.defaultLimit) throws(ManifestError) {
-        self.name = displayName ?? (path == "-" ? "<stdin>" : path)
-        self.limit = limit
-        if path == "-" {
-            fd = STDIN_FILENO
-            ownsDescriptor = false
-        } else {
-            let opened = open(path, O_RDONLY | O_CLOEXEC)
-            guard opened >= 0 else {
-                throw ManifestError(manifest: path, problem: "cannot open the manifest: \(SystemError("open").reason)")
-            }
-            fd = opened
-            ownsDescriptor = true
+    /// Opens `path`; errors name it `displayName` when given.
+    package convenience init(path: String, displayName: String? = nil, limit: Int64 = ManifestInput.defaultLimit) throws(ManifestError) {
+        let opened = open(path, O_RDONLY | O_CLOEXEC)
+        guard opened >= 0 else {
+            throw ManifestError(manifest: path, problem: "cannot open the manifest: \(SystemError("open").reason)")
         }
+        try self.init(descriptor: opened, owned: true, name: displayName ?? path, limit: limit)
+    }
+
+    /// Reads the open descriptor `fd`, named `name` in errors; closes it when `owned`.
+    package init(descriptor fd: Int32, owned: Bool, name: String, limit: Int64 = ManifestInput.defaultLimit) throws(ManifestError) {
+        self.name = name
+        self.limit = limit
+        self.fd = fd
+        ownsDescriptor = owned
         do {
             try fillRaw(atLeast: 2)
         } catch {

@@ -87,9 +87,8 @@ public enum AtomicFile {
 
     /// Replaces the file at `path` with `text` (for files outside the cache, such as `manifest --output`).
     public static func write(_ text: String, to path: String) throws(SystemError) {
-        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
-        let directoryPath = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.utf8.index(after: $0)...]) } ?? path
+        let directoryPath = PathName.directory(of: path)
+        let name = String(PathName.split(path).name)
         let directory = open(directoryPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { throw SystemError("open", path: directoryPath) }
         defer { close(directory) }
