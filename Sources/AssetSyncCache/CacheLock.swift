@@ -6,7 +6,7 @@ import Glibc
 /// waits up to `--lock-wait`, then exits 4 naming the holder. The kernel frees
 /// the lock when its holder exits, however it exits (kill -9 included).
 public final class CacheLock {
-    package static let fileName = "lock"
+    static let fileName = "lock"
 
     private let fd: Int32
 
@@ -103,7 +103,7 @@ public final class CacheLock {
     }
 
     /// Now, in UTC, as ISO 8601.
-    package static func timestamp() -> String {
+    static func timestamp() -> String {
         var now = time(nil)
         var parts = tm()
         gmtime_r(&now, &parts)

@@ -9,14 +9,14 @@ public final class CacheRoot: Sendable {
     public let path: String
     package let fd: Int32
     /// `DEST/.assetsync/`
-    package let metadataFD: Int32
-    package let partialFD: Int32
+    let metadataFD: Int32
+    let partialFD: Int32
     /// Whether this run made `.assetsync/`, so that a run that refuses to act can leave nothing behind.
     /// (Whether DEST is managed is another question, answered by a committed state index.)
     private let createdMetadata: Bool
 
-    package static let metadataName = ".assetsync"
-    package static let partialName = "partial"
+    static let metadataName = ".assetsync"
+    static let partialName = "partial"
 
     /// Opens (creating when needed) the resolved cache directory and its `.assetsync/partial/`.
     public init(resolvedPath: String) throws(CacheError) {

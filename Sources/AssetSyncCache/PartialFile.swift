@@ -21,8 +21,8 @@ package final class PartialFile {
     /// nil when the bytes started from zero.
     package private(set) var resumeFields: [String: String]?
 
-    package var partName: String { name + ".part" }
-    package var recordName: String { name + ".resume" }
+    var partName: String { name + ".part" }
+    var recordName: String { name + ".resume" }
     package var displayPath: String { root.path + "/.assetsync/partial/" + partName }
 
     /// Opens the partial for `entry` and takes its lock: a partial has one writer, so one that
@@ -113,7 +113,7 @@ package final class PartialFile {
     }
 
     /// How many bytes are written between two writeback starts.
-    package static let writebackInterval: Int64 = 8 << 20
+    static let writebackInterval: Int64 = 8 << 20
 
     /// Saves the resume record (this entry, then the transfer layer's `fields`) under a fresh name
     /// renamed over the old one, without fsync: a record lost in a crash only costs a fresh start.
@@ -138,13 +138,13 @@ package final class PartialFile {
     static let resumeSizeLimit = 64 << 10
 
     /// A resume record's text: the entry's path, size and CRC-32, then `fields`.
-    package static func encodeResume(_ fields: [(key: String, value: String?)], for entry: ManifestEntry) -> String {
+    static func encodeResume(_ fields: [(key: String, value: String?)], for entry: ManifestEntry) -> String {
         KeyValueRecord.encode(
             [("path", entry.path), ("size", "\(entry.size)"), ("crc32", CRC32Text.hex(entry.crc32))] + fields, header: resumeHeader)
     }
 
     /// The fields of a resume record of `entry`; nil for anything torn, foreign or of another entry.
-    package static func decodeResume(_ text: String, for entry: ManifestEntry) -> [String: String]? {
+    static func decodeResume(_ text: String, for entry: ManifestEntry) -> [String: String]? {
         guard let fields = KeyValueRecord.decode(text, header: resumeHeader), fields["path"] == entry.path,
               fields["size"].flatMap({ Int64($0) }) == entry.size, fields["crc32"].flatMap({ UInt32($0, radix: 16) }) == entry.crc32
         else { return nil }

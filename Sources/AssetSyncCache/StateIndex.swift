@@ -13,7 +13,7 @@ import Glibc
 public struct StateIndex: Equatable, Sendable {
     public typealias Record = FileProof
 
-    package static let fileName = "state"
+    static let fileName = "state"
     package static let header = "assetsync-state 1\n"
 
     public var records: [String: Record]

@@ -27,7 +27,7 @@ package struct JSONText {
 
     /// The next byte, without consuming it; nil at the end of the document.
     @inline(__always)
-    package mutating func peek() throws(ManifestError) -> UInt8? {
+    mutating func peek() throws(ManifestError) -> UInt8? {
         if index < end { return buffer[index] }
         return try refill() ? buffer[index] : nil
     }
@@ -53,21 +53,21 @@ package struct JSONText {
     }
 
     /// JSON texts may start with a UTF-8 byte order mark (RFC 8259 §8.1 lets a reader ignore it).
-    package mutating func skipByteOrderMark() throws(ManifestError) {
+    mutating func skipByteOrderMark() throws(ManifestError) {
         for byte in ManifestInput.byteOrderMark {
             guard try peek() == byte else { return }
             index += 1
         }
     }
 
-    package mutating func skipWhitespace() throws(ManifestError) {
+    mutating func skipWhitespace() throws(ManifestError) {
         while true {
             while index < end, ManifestInput.isBlank(buffer[index]) { advance(over: buffer[index]) }
             guard index == end, try refill() else { return }
         }
     }
 
-    package mutating func expect(_ wanted: UInt8, entry: Int?) throws(ManifestError) {
+    mutating func expect(_ wanted: UInt8, entry: Int?) throws(ManifestError) {
         guard let byte = try peek(), byte == wanted else {
             let found = try peek().map { "\(QuotedValue.quote(bytes: [$0]))" } ?? "the end of the document"
             throw failure(RuleViolation("expected \"\(UnicodeScalar(wanted))\" but found \(found)"), entry: entry)
@@ -76,7 +76,7 @@ package struct JSONText {
     }
 
     /// What kind of JSON value starts at the next byte, for error messages.
-    package mutating func kindOfValue() throws(ManifestError) -> String {
+    mutating func kindOfValue() throws(ManifestError) -> String {
         guard let byte = try peek() else { return "nothing" }
         switch byte {
         case UInt8(ascii: "{"): return "an object"
@@ -90,7 +90,7 @@ package struct JSONText {
     }
 
     /// Reads a number token and returns its text, leaving its meaning to the field's rule.
-    package mutating func readNumber(field: String, entry: Int?) throws(ManifestError) -> String {
+    mutating func readNumber(field: String, entry: Int?) throws(ManifestError) -> String {
         let signs = [UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: ".")]
         guard let first = try peek(), signs.contains(first) || (first >= 0x30 && first <= 0x39) else {
             throw failure(RuleViolation("\(field) must be a JSON number, not \(try kindOfValue())"), entry: entry)
@@ -142,7 +142,7 @@ package struct JSONText {
     }
 
     /// Reads a string token, decoding escapes; the result must be valid UTF-8.
-    package mutating func readString(field: String, entry: Int?, maximumBytes: Int = Int.max) throws(ManifestError) -> String {
+    mutating func readString(field: String, entry: Int?, maximumBytes: Int = Int.max) throws(ManifestError) -> String {
         if let string = quickString(maximumBytes: maximumBytes) { return string }
         let start = position
         try readStringBytes(field: field, entry: entry, maximumBytes: maximumBytes)
@@ -154,7 +154,7 @@ package struct JSONText {
     }
 
     /// Reads an object key and returns its index in `keys`, or nil and the key for an unknown one.
-    package mutating func readKey(among keys: [String], entry: Int?) throws(ManifestError) -> (index: Int?, key: String) {
+    mutating func readKey(among keys: [String], entry: Int?) throws(ManifestError) -> (index: Int?, key: String) {
         if let index = quickKey(among: keys) { return (index, keys[index]) }
         try readStringBytes(field: "key", entry: entry)
         for (index, key) in keys.enumerated() where key.utf8.elementsEqual(scratch) { return (index, key) }
@@ -223,7 +223,7 @@ package struct JSONText {
 
     /// A `crc32` string of exactly 8 hex digits, read in place; nil, consuming nothing, for any
     /// other token, which `readString` and `ManifestRules.crc32` then explain.
-    package mutating func quickCRC32() -> UInt32? {
+    mutating func quickCRC32() -> UInt32? {
         let found: UInt32? = buffer.withUnsafeBufferPointer { bytes in
             guard let (count, _, _) = plainStringLength(in: bytes), count == 8 else { return nil }
             return ManifestRules.plainCRC32(UnsafeBufferPointer(rebasing: bytes[(index + 1)..<(index + 9)]))
@@ -236,7 +236,7 @@ package struct JSONText {
     /// A number token of 1 to 18 digits without a leading zero, lying whole in the buffer: its
     /// value, consumed. Nil, consuming nothing, for any other token, which `readNumber` and the
     /// field's rule then read and explain.
-    package mutating func quickInteger() -> Int64? {
+    mutating func quickInteger() -> Int64? {
         let found: (Int64, Int)? = buffer.withUnsafeBufferPointer { bytes in
             var stop = index
             var value: Int64 = 0

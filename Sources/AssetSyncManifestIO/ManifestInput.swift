@@ -7,7 +7,7 @@ import Glibc
 /// inflated when they start with gzip's magic bytes, and cut off at `limit` decompressed bytes.
 package final class ManifestInput {
     /// The most decompressed bytes a manifest may have (documented in the README).
-    package static let defaultLimit = Manifest.sizeLimit
+    static let defaultLimit = Manifest.sizeLimit
 
     package let name: String
     package let limit: Int64
@@ -20,7 +20,7 @@ package final class ManifestInput {
     private var inflater: Inflater?
     /// Decompressed bytes that were peeked at but not yet read.
     private var pending: [UInt8] = []
-    package private(set) var bytesProduced: Int64 = 0
+    private(set) var bytesProduced: Int64 = 0
     /// How many bytes the manifest has, when that is known up front: a plain
     /// (not gzip-compressed) regular file. A hint for sizing, never a limit.
     package private(set) var sizeHint: Int64?
@@ -59,7 +59,7 @@ package final class ManifestInput {
     }
 
     /// The first byte that is not white space or a leading UTF-8 byte order mark, without consuming anything.
-    package func firstSignificantByte() throws(ManifestError) -> UInt8? {
+    func firstSignificantByte() throws(ManifestError) -> UInt8? {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             let start = pending.starts(with: Self.byteOrderMark) ? 3 : 0
@@ -70,9 +70,9 @@ package final class ManifestInput {
         }
     }
 
-    package static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
-    package static func isBlank(_ byte: UInt8) -> Bool {
+    static func isBlank(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 

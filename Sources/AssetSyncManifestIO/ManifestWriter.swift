@@ -33,7 +33,7 @@ public enum ManifestWriter {
         return out
     }
 
-    package static func xmlEscaped(_ text: String) -> String {
+    static func xmlEscaped(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {

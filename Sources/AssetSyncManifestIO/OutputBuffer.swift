@@ -23,7 +23,7 @@ package struct OutputBuffer {
 
     /// Makes room for `extra` more bytes.
     @inline(__always)
-    package mutating func reserve(_ extra: Int) {
+    mutating func reserve(_ extra: Int) {
         if count + extra > capacity { grow(to: count + extra) }
     }
 

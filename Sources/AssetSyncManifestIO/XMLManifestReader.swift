@@ -20,9 +20,9 @@ package enum XMLManifestReader {
 /// What libxml2 pulls its bytes through, and where its errors are kept.
 package final class XMLFeed {
     package let input: ManifestInput
-    package var scanner = XMLMarkupScanner()
-    package var inputError: ManifestError?
-    package var parserError: (message: String, position: SourcePosition)?
+    var scanner = XMLMarkupScanner()
+    var inputError: ManifestError?
+    var parserError: (message: String, position: SourcePosition)?
 
     package init(input: ManifestInput) { self.input = input }
 
@@ -31,7 +31,7 @@ package final class XMLFeed {
     private var atStart = true
 
     /// libxml2's read callback: the next decompressed bytes, scanned and with comments blanked.
-    package func fill(_ buffer: UnsafeMutablePointer<CChar>?, _ length: Int) -> Int32 {
+    func fill(_ buffer: UnsafeMutablePointer<CChar>?, _ length: Int) -> Int32 {
         guard let buffer, length > 2, inputError == nil, scanner.problem == nil else { return -1 }
         let target = UnsafeMutableRawBufferPointer(start: buffer, count: length)
         while true {

@@ -11,9 +11,9 @@ package import AssetSyncModel
 ///   positions stay true), which libxml2's reader would otherwise keep in memory.
 package struct XMLMarkupScanner {
     /// The longest attribute value a valid manifest can have, with room to spare.
-    package static let maximumAttributeBytes = 65536
+    static let maximumAttributeBytes = 65536
     /// The most white space (comments included) between two tags: libxml2 would gather it into one node.
-    package static let maximumBlankRun = 1 << 20
+    static let maximumBlankRun = 1 << 20
 
     package enum Problem: Equatable {
         case declaration
@@ -45,7 +45,7 @@ package struct XMLMarkupScanner {
 
     /// Bytes at the end of the chunk just scanned that must not reach libxml2 yet: a "<" or "<!"
     /// that may open a comment or instruction, which is blanked from its "<" once recognised.
-    package var heldBack: Int {
+    var heldBack: Int {
         switch state {
         case .lessThan: return 1
         case .bang: return 2
@@ -288,7 +288,7 @@ package struct XMLMarkupScanner {
     }
 
     /// The position of the next start tag, in document order.
-    package mutating func nextStartTag() -> SourcePosition? {
+    mutating func nextStartTag() -> SourcePosition? {
         guard claimed < startTags.count else { return nil }
         let position = startTags[claimed]
         claimed += 1

@@ -23,7 +23,7 @@ package struct XMLNodeBatch {
         /// An element's name (nil when libxml2 had none), or a text node's text.
         package var text: Range<Int>?
         /// An element's attributes: a range of `attributes`.
-        package var attributes: Range<Int> = 0..<0
+        var attributes: Range<Int> = 0..<0
     }
 
     package struct Attribute {
@@ -39,8 +39,8 @@ package struct XMLNodeBatch {
         case failed(ManifestError)
     }
 
-    package private(set) var nodes: [Node] = []
-    package private(set) var attributes: [Attribute] = []
+    private(set) var nodes: [Node] = []
+    private(set) var attributes: [Attribute] = []
     package private(set) var bytes: [UInt8] = []
     package var end: End?
 
@@ -59,7 +59,7 @@ package struct XMLNodeBatch {
 
     package mutating func append(_ node: Node) { nodes.append(node) }
 
-    package mutating func appendAttribute(name: UnsafePointer<UInt8>?, value: UnsafePointer<UInt8>?) {
+    mutating func appendAttribute(name: UnsafePointer<UInt8>?, value: UnsafePointer<UInt8>?) {
         attributes.append(Attribute(name: name.map { copy($0) }, value: copy(value)))
     }
 

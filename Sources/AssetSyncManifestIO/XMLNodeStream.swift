@@ -27,8 +27,8 @@ package final class XMLNodeStream {
     }
 
     /// Nodes per batch when parsing on the second thread, and batches the parser may fill ahead.
-    package static let batchNodes = 2048
-    package static let batchesAhead = 4
+    static let batchNodes = 2048
+    static let batchesAhead = 4
 
     /// `xmlInitParser()` must have run, on the main thread.
     package init(input: ManifestInput) {

@@ -18,7 +18,7 @@ public struct CacheListing: Sendable {
     public var isEmpty: Bool { items.isEmpty }
 
     /// How many items are not directories.
-    package var fileCount: Int {
+    var fileCount: Int {
         items.values.lazy.filter { $0.kind != .directory }.count + twins.lazy.filter { $0.item.kind != .directory }.count
     }
 
@@ -46,7 +46,7 @@ public struct CacheListing: Sendable {
 
     /// Whether `a` and `b` are the same bytes (`==` says only that they are canonically equivalent).
     @inline(__always)
-    package static func sameBytes(_ a: String, _ b: String) -> Bool {
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
         var a = a
         var b = b
         return a.withUTF8 { a in b.withUTF8 { b in a.count == b.count && (a.isEmpty || RawBytes.equal(a.baseAddress!, b.baseAddress!, count: a.count)) } }

@@ -24,7 +24,7 @@ package enum CanonicalPath {
     }
 
     /// `path` in NFC when it is not ASCII; nil when it is, and so already canonical.
-    package static func nonASCIIForm(of path: String) -> String? {
+    static func nonASCIIForm(of path: String) -> String? {
         var path = path
         if path.withUTF8(isASCII) { return nil }
         return String(decoding: path._nfcCodeUnits, as: UTF8.self)

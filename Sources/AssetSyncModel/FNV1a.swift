@@ -1,10 +1,10 @@
 /// FNV-1a, 64 bits: a fast hash for hash tables and file names, never for security.
 package enum FNV1a {
-    package static let seed: UInt64 = 0xcbf2_9ce4_8422_2325
+    static let seed: UInt64 = 0xcbf2_9ce4_8422_2325
 
     /// `hash` with `byte` folded in.
     @inline(__always)
-    package static func mix(_ hash: UInt64, _ byte: UInt8) -> UInt64 { (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+    static func mix(_ hash: UInt64, _ byte: UInt8) -> UInt64 { (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
 
     package static func hash<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
         var hash = seed

@@ -21,7 +21,7 @@ package struct ManifestBuilder {
     /// entries take 90-110 bytes (the shortest possible, about 40), so this errs towards room to
     /// spare, which costs nothing: memory reserved but never used is never touched. A manifest
     /// of shorter entries only regrows its arrays, as without the estimate.
-    package static let typicalEntryBytes: Int64 = 64
+    static let typicalEntryBytes: Int64 = 64
 
     /// `input`'s size, when known, sizes the entry arrays.
     package init(manifestName: String, style: Style, sizeHint: Int64? = nil) {
@@ -37,7 +37,7 @@ package struct ManifestBuilder {
 
     package var entryCount: Int { entries.count }
 
-    package func entryName(_ index: Int) -> String {
+    func entryName(_ index: Int) -> String {
         switch style {
         case .xml: return "<file>"
         case .json: return "files[\(index)]"

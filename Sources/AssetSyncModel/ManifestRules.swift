@@ -2,8 +2,8 @@
 /// Each check works on the raw text and throws the rule it broke.
 package enum ManifestRules {
     package static let maximumPathBytes = 4096
-    package static let maximumComponentBytes = 255
-    package static let reservedDirectory: StaticString = ".assetsync"
+    static let maximumComponentBytes = 255
+    static let reservedDirectory: StaticString = ".assetsync"
 
     package static func version(_ text: String) throws(RuleViolation) -> Int {
         guard text == "1" else {

@@ -87,7 +87,7 @@ package struct PathIndex {
     /// else the first directory spelled in two normalization forms.
     /// The whole paths go into their table in a short loop over the hashes: one random memory
     /// access per entry, which the processor can overlap.
-    package func firstProblem(in entries: UnsafeBufferPointer<ManifestEntry>) -> Problem? {
+    func firstProblem(in entries: UnsafeBufferPointer<ManifestEntry>) -> Problem? {
         var files = PathTable(capacity: entries.count)
         let keys = PathTable.Keys(entries: entries, canonicalForms: canonicalForms)
         for index in entries.indices {

@@ -15,7 +15,7 @@ package struct PathTable {
     package struct Keys {
         package let entries: UnsafeBufferPointer<ManifestEntry>
         /// The canonical forms of the paths that are not ASCII.
-        package let canonicalForms: [Int: String]
+        let canonicalForms: [Int: String]
 
         @inline(__always)
         package func key(_ index: Int) -> String {
@@ -53,7 +53,7 @@ package struct PathTable {
 
     /// The entry index of the member equal to the first `count` bytes of entry `index`'s key, if any.
     /// Keys are read only when the hashes and lengths match.
-    package func find(
+    func find(
         prefixOf index: Int, count: Int, hash: UInt64, in keys: Keys
     ) -> Int? {
         slots.withUnsafeBufferPointer { slots in

@@ -99,7 +99,7 @@ public enum URLRules {
     }
 
     /// Whether the text starts with a scheme, so is not relative to `base`.
-    package static func hasScheme(_ text: String) -> Bool {
+    static func hasScheme(_ text: String) -> Bool {
         var bytes = text
         return bytes.withUTF8 { schemeLength($0) } != nil
     }
@@ -223,7 +223,7 @@ public enum URLRules {
     }
 
     /// RFC 3986 §5.2.4 on an absolute path.
-    package static func removingDotSegments(_ path: String) -> String {
+    static func removingDotSegments(_ path: String) -> String {
         if let ascii = asciiRemovingDotSegments(path) { return ascii }
         var output: [Substring] = []
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()

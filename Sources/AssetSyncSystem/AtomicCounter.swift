@@ -4,5 +4,5 @@ import Synchronization
 package final class AtomicCounter: Sendable {
     private let value = Atomic<Int>(0)
 
-    package func increment() -> Int { value.add(1, ordering: .relaxed).oldValue }
+    func increment() -> Int { value.add(1, ordering: .relaxed).oldValue }
 }

@@ -11,7 +11,7 @@ package import Glibc
 /// hard links outside DEST, is never opened for writing.
 public enum AtomicFile {
     /// What every temporary name holds after its target's name; a crashed run's leftovers are found by it.
-    package static let temporaryMarker = ".tmp-"
+    static let temporaryMarker = ".tmp-"
 
     /// The bytes of `name` in `directory`, or nil when it is missing, not a regular
     /// file, longer than `limit` bytes, or cannot be read.
@@ -55,7 +55,7 @@ public enum AtomicFile {
 
     /// Puts the temporary file in place of `name` by `renameat`; when `durable`, fdatasync before and
     /// fsync the directory after. The descriptor is closed, and the temporary removed on failure.
-    package static func publish(_ temporary: Temporary, as name: String, in directory: Int32, durable: Bool = true, display: String) throws(SystemError) {
+    static func publish(_ temporary: Temporary, as name: String, in directory: Int32, durable: Bool = true, display: String) throws(SystemError) {
         defer { close(temporary.fd) }
         do throws(SystemError) {
             if durable { _ = try retryingInterrupts("fsync", path: display + "/" + temporary.name) { fdatasync(temporary.fd) } }

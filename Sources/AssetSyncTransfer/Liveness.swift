@@ -11,10 +11,10 @@ package struct Liveness {
         case slow(bytes: Int64, seconds: Int)
     }
 
-    package let silence: Double
+    let silence: Double
     package let window: Int
     /// Bytes per second a window must average; 0 turns the check off.
-    package var minimumRate: Int64
+    var minimumRate: Int64
     private var lastHeard: Double
     private var windowStart: Double
     private var windowBytes: Int64 = 0
@@ -28,7 +28,7 @@ package struct Liveness {
     }
 
     /// Some bytes of the response arrived (`count` of them body bytes).
-    package mutating func heard(_ count: Int64 = 0, at now: Double) {
+    mutating func heard(_ count: Int64 = 0, at now: Double) {
         lastHeard = now
         windowBytes += count
     }

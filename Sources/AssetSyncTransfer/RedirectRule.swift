@@ -4,19 +4,19 @@ import AssetSyncModel
 /// http and https, never from https to http, at most 10 hops; and whether the
 /// hop leaves the origin that credentials were meant for.
 package enum RedirectRule {
-    package static let maximumHops = 10
+    static let maximumHops = 10
 
     package struct Hop {
         package var url: String
         /// Same scheme, host and port: credentials may follow.
-        package var sameOrigin: Bool
+        var sameOrigin: Bool
     }
 
     package struct Refusal: Error {
         package var reason: String
     }
 
-    package static func follow(from current: String, to location: String?, hop: Int) -> Result<Hop, Refusal> {
+    static func follow(from current: String, to location: String?, hop: Int) -> Result<Hop, Refusal> {
         guard let target = location else { return .failure(Refusal(reason: "a redirect without a usable Location")) }
         let prefix = target.prefix { $0 != ":" }.lowercased()
         guard prefix == "http" || prefix == "https" else {

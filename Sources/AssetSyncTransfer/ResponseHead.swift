@@ -4,8 +4,8 @@ package struct ResponseHead {
     package var status = 0
     package var etag: String?
     package var lastModified: String?
-    package var contentRange: String?
-    package var retryAfter: String?
+    var contentRange: String?
+    var retryAfter: String?
 
     /// Takes one header line as libcurl delivers it, CRLF included.
     package mutating func take(_ line: Substring) {
@@ -27,12 +27,12 @@ package struct ResponseHead {
         }
     }
 
-    package static let maximumValidatorBytes = 512
+    static let maximumValidatorBytes = 512
 
     /// An ETag or Last-Modified worth replaying in `If-Range` or `If-None-Match`: a valid header
     /// value (visible ASCII, space and tab) of bounded length. Anything else (a bare CR, bytes
     /// outside ASCII) is dropped, so that no validator is kept and a resume starts from zero.
-    package static func validator(_ value: String) -> String? {
+    static func validator(_ value: String) -> String? {
         guard !value.isEmpty, value.utf8.count <= maximumValidatorBytes,
               value.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 })
         else { return nil }
@@ -53,7 +53,7 @@ package struct ResponseHead {
     }
 
     /// Seconds from `Retry-After`: delta-seconds only; an HTTP date counts as absent.
-    package var retryAfterSeconds: Double? {
+    var retryAfterSeconds: Double? {
         guard let retryAfter, let seconds = Int(retryAfter), seconds >= 0 else { return nil }
         return Double(seconds)
     }
@@ -61,7 +61,7 @@ package struct ResponseHead {
 
 extension Substring {
     /// Without leading and trailing white space (CR LF included).
-    package func trimmingWhitespace() -> Substring {
+    func trimmingWhitespace() -> Substring {
         guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else {
             return ""
         }

@@ -14,7 +14,7 @@ package struct ResumeRecord: Equatable {
     }
 
     /// The validator to send in `If-Range`: the strong ETag, else Last-Modified.
-    package var ifRange: String? {
+    var ifRange: String? {
         if let etag, !etag.hasPrefix("W/") { return etag }
         return lastModified
     }

@@ -148,7 +148,7 @@ package final class TransferEngine {
     }
 
     /// One transfer's part of `rate` bytes a second when `running` transfers share it (at least 1).
-    package static func rateShare(of rate: Int64, among running: Int) -> Int64 {
+    static func rateShare(of rate: Int64, among running: Int) -> Int64 {
         max(1, rate / Int64(max(1, running)))
     }
 

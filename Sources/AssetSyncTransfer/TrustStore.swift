@@ -1,4 +1,4 @@
-package import AssetSyncSystem
+import AssetSyncSystem
 import CCurl
 import Glibc
 import Synchronization
@@ -6,7 +6,7 @@ import Synchronization
 /// The CA certificates trusted when `--cacert` adds one: the system bundle
 /// followed by the user's file, built once and shared by every handle.
 package enum TrustStore {
-    package static let systemBundle = "/etc/ssl/certs/ca-certificates.crt"
+    static let systemBundle = "/etc/ssl/certs/ca-certificates.crt"
 
     private static let blobs = Mutex<[String: Int]>([:])
 
@@ -28,7 +28,7 @@ package enum TrustStore {
     }
 
     /// Reads a whole (small) file.
-    package static func readAll(_ path: String) throws(SystemError) -> [UInt8] {
+    static func readAll(_ path: String) throws(SystemError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw SystemError("open", path: path) }
         defer { close(fd) }
