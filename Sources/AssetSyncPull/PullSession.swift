@@ -13,8 +13,14 @@ public struct PullSession {
     public let reporter: any PullEvents
     /// Stops the transfers (keeping partials) when a stop is requested.
     public let stop: StopSource
+    /// Monotonic seconds, for retries, stalls, progress and commit groups.
+    public let clock: @Sendable () -> Double
 
-    public init(manifest: Manifest, root: CacheRoot, options: TransferOptions, reporter: any PullEvents, stop: StopSource) {
+    public init(
+        manifest: Manifest, root: CacheRoot, options: TransferOptions, reporter: any PullEvents, stop: StopSource,
+        clock: @escaping @Sendable () -> Double = MonotonicClock.now
+    ) {
+        self.clock = clock
         self.manifest = manifest
         self.root = root
         self.options = options
@@ -119,11 +125,12 @@ public struct PullSession {
                 finish(FileResult(path: request.entry.path, size: request.entry.size, action: request.action, outcome: .interrupted), into: &results)
             }
         } else if !requests.isEmpty {
-            let (root, options, reporter, stop) = (self.root, self.options, self.reporter, self.stop)
+            let (root, options, reporter, stop, clock) = (self.root, self.options, self.reporter, self.stop, self.clock)
             let transferred = JoinableThread.run {
-                let transfers = PullTransfers(requests: requests, root: root, events: reporter)
+                let transfers = PullTransfers(requests: requests, root: root, events: reporter, clock: clock)
                 let engine = TransferEngine(
-                    requests: requests, options: options, delegate: transfers, wakeFD: stop.wakeFD, shouldStop: stop.isRequested)
+                    requests: requests, options: options, delegate: transfers, wakeFD: stop.wakeFD, shouldStop: stop.isRequested,
+                    clock: clock)
                 let ending = engine.run()
                 return (ending: ending, results: engine.results, proofs: transfers.proofs)
             }

@@ -10,6 +10,8 @@ import Glibc
 final class PullTransfers: TransferEngineDelegate {
     private let root: CacheRoot
     private let events: any PullEvents
+    /// Monotonic seconds, for how long a group may wait.
+    private let clock: () -> Double
     private let partialNames: [String: String]
     /// Reads a resumed partial to rebuild its CRC; page-aligned: copies into a buffer 16 bytes into a page cost 5x here.
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)
@@ -22,7 +24,8 @@ final class PullTransfers: TransferEngineDelegate {
     /// State records of the files this run committed.
     private(set) var proofs: [String: StateIndex.Record] = [:]
 
-    init(requests: [TransferEngine.Request], root: CacheRoot, events: any PullEvents) {
+    init(requests: [TransferEngine.Request], root: CacheRoot, events: any PullEvents, clock: @escaping () -> Double) {
+        self.clock = clock
         self.root = root
         self.events = events
         partialNames = PartialFile.uniqueNames(requests.map(\.entry.path))
@@ -43,7 +46,7 @@ final class PullTransfers: TransferEngineDelegate {
     }
 
     func proven(_ download: Download) {
-        if ready.isEmpty { firstReady = MonotonicClock.now() }
+        if ready.isEmpty { firstReady = clock() }
         ready.append(download)
         readyBytes = readyBytes.addingSaturated(download.entry.size)
     }
@@ -54,7 +57,7 @@ final class PullTransfers: TransferEngineDelegate {
     /// closes at 256 files or 256 MiB, after a quarter of a second, or when nothing else is running.
     func settleProven(idle: Bool, force: Bool) -> (results: [FileResult], stopsTheRun: Bool)? {
         guard !ready.isEmpty else { return nil }
-        guard force || idle || ready.count >= 256 || readyBytes >= 256 << 20 || MonotonicClock.now() - firstReady >= 0.25
+        guard force || idle || ready.count >= 256 || readyBytes >= 256 << 20 || clock() - firstReady >= 0.25
         else { return nil }
         let group = takeProven()
         let errors = Committer.commit(group.map(partial))

@@ -14,6 +14,7 @@ package final class Download {
     package let sink: any DownloadSink
     let easy = CurlEasy()
     private let options: TransferOptions
+    private let clock: () -> Double
 
     private(set) var urlIndex = 0
     /// The current URL, after the redirects followed from the mirror being tried.
@@ -64,7 +65,12 @@ package final class Download {
         case stopRun(FileResult)
     }
 
-    init(entry: ManifestEntry, action: SyncPlan.Action, urls: [String], sink: any DownloadSink, options: TransferOptions) {
+    /// - Parameter clock: monotonic seconds, for stall checks.
+    init(
+        entry: ManifestEntry, action: SyncPlan.Action, urls: [String], sink: any DownloadSink, options: TransferOptions,
+        clock: @escaping () -> Double
+    ) {
+        self.clock = clock
         self.entry = entry
         self.action = action
         self.urls = urls
@@ -95,7 +101,7 @@ package final class Download {
             let download = Unmanaged<Download>.fromOpaque(owner!).takeUnretainedValue()
             let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: size * count), as: UTF8.self)
             download.head.take(Substring(line))
-            download.liveness.heard(at: MonotonicClock.now())
+            download.liveness.heard(at: download.clock())
             return size * count
         })
     }
@@ -109,7 +115,7 @@ package final class Download {
         bodyAccepted = false
         attemptFailure = nil
         liveness = Liveness(
-            silence: options.stallTimeout, minimumRate: liveness.minimumRate, window: options.speedTime, now: MonotonicClock.now())
+            silence: options.stallTimeout, minimumRate: liveness.minimumRate, window: options.speedTime, now: clock())
         easy.clearError()
         let validator = record?.ifRange.flatMap(ResponseHead.validator)
         if sink.offset > 0, validator == nil {
@@ -143,14 +149,14 @@ package final class Download {
 
     /// The progress callback's test: no byte for `stallTimeout` seconds, or too few for `speedTime`.
     private func hasStalled() -> Bool {
-        guard let verdict = liveness.check(at: MonotonicClock.now()) else { return false }
+        guard let verdict = liveness.check(at: clock()) else { return false }
         attemptFailure = .stalled(verdict)
         return true
     }
 
     /// The write callback: checks the response once, then appends at most the bytes the manifest allows.
     private func receive(_ buffer: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
-        liveness.heard(Int64(count), at: MonotonicClock.now())
+        liveness.heard(Int64(count), at: clock())
         if !bodyAccepted {
             if (300..<400).contains(head.status) { return count }  // a redirect's body is not the file
             if let failure = acceptResponse() {

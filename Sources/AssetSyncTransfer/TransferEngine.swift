@@ -34,6 +34,8 @@ package final class TransferEngine {
     private let multi = CurlMulti()
     private let options: TransferOptions
     private let delegate: any TransferEngineDelegate
+    /// Monotonic seconds: when retries are due, and how often progress is told.
+    private let clock: () -> Double
     private let shouldStop: () -> Bool
     private let wakeFD: Int32
     private var pending: ArraySlice<Request>
@@ -52,8 +54,9 @@ package final class TransferEngine {
     ///   - wakeFD: a descriptor that becomes readable when `shouldStop` may have turned true.
     package init(
         requests: [Request], options: TransferOptions, delegate: any TransferEngineDelegate,
-        wakeFD: Int32, shouldStop: @escaping () -> Bool
+        wakeFD: Int32, shouldStop: @escaping () -> Bool, clock: @escaping () -> Double = MonotonicClock.now
     ) {
+        self.clock = clock
         var options = options
         options.jobs = max(1, min(options.jobs, requests.count))
         if let rate = options.limitRate {
@@ -96,7 +99,7 @@ package final class TransferEngine {
 
     /// Starts downloads whose time has come, retries first, up to `jobs` at once.
     private func startDue() {
-        let now = MonotonicClock.now()
+        let now = clock()
         while active.count < options.jobs {
             if let index = waiting.firstIndex(where: { $0.notBefore <= now }) {
                 start(waiting.remove(at: index))
@@ -112,7 +115,7 @@ package final class TransferEngine {
     private func makeDownload(_ request: Request) -> Download? {
         do {
             let sink = try delegate.openSink(for: request)
-            return Download(entry: request.entry, action: request.action, urls: request.urls, sink: sink, options: options)
+            return Download(entry: request.entry, action: request.action, urls: request.urls, sink: sink, options: options, clock: clock)
         } catch {
             finish(FileResult(path: request.entry.path, size: request.entry.size, action: request.action, outcome: .failed(error)))
             return nil
@@ -169,7 +172,7 @@ package final class TransferEngine {
         switch next {
         case .retry(let delay, let reason):
             if !reason.isEmpty { delegate.retrying(path: download.entry.path, reason: reason, after: delay) }
-            download.notBefore = MonotonicClock.now() + delay
+            download.notBefore = clock() + delay
             waiting.append(download)
         case .proven:
             delegate.proven(download)
@@ -224,7 +227,7 @@ package final class TransferEngine {
 
     /// A snapshot for the delegate, at most ten times a second.
     private func reportProgress() {
-        let now = MonotonicClock.now()
+        let now = clock()
         guard now - lastProgress >= 0.1 else { return }
         lastProgress = now
         let transfers = active.values
@@ -238,7 +241,7 @@ package final class TransferEngine {
     /// How long the poll may sleep: until the next retry is due, at most one second.
     private func pollTimeout() -> Int32 {
         guard active.isEmpty, let due = waiting.map(\.notBefore).min() else { return 1000 }
-        let milliseconds = (due - MonotonicClock.now()) * 1000
+        let milliseconds = (due - clock()) * 1000
         return Int32(max(0, min(1000, milliseconds.rounded(.up))))
     }
 }
