@@ -59,8 +59,8 @@ let package = Package(
 // Every target, tests included, in Swift 6 mode with the upcoming features that make
 // dependencies explicit: `any` on existentials, members visible only through an import
 // of their module, and imports internal unless declared `public`/`package`.
-for target in package.targets where target.type != .system {
-    guard target.name.hasPrefix("AssetSync") || target.name == "assetsync" || target.type == .test else { continue }
+// The C targets (system libraries and shims) take no Swift settings.
+for target in package.targets where target.type != .system && !target.name.hasPrefix("C") {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .enableUpcomingFeature("ExistentialAny"),
         .enableUpcomingFeature("MemberImportVisibility"),
