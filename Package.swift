@@ -27,7 +27,7 @@ let package = Package(
         /// The XML and JSON manifest readers (libxml2, zlib) and the manifest writer.
         .target(name: "AssetSyncManifestIO", dependencies: ["AssetSyncModel", "AssetSyncSystem", "CLibXML2", "CZlib"]),
         /// The cache directory: root, scanner, partial files, commit protocol, state index, lock. No HTTP.
-        .target(name: "AssetSyncCache", dependencies: ["AssetSyncModel", "AssetSyncSystem", "CSystemShim", "CZlib"]),
+        .target(name: "AssetSyncCache", dependencies: ["AssetSyncModel", "AssetSyncSystem", "CZlib"]),
         /// The only libcurl user: easy and multi handles, downloads into a sink, retries, redirects.
         .target(
             name: "AssetSyncTransfer",
@@ -35,7 +35,7 @@ let package = Package(
         /// One pull: plan → transfer → verify → commit → state index, emitting events to one sink.
         .target(
             name: "AssetSyncPull",
-            dependencies: ["AssetSyncModel", "AssetSyncSystem", "AssetSyncCache", "AssetSyncTransfer", "CSystemShim"]),
+            dependencies: ["AssetSyncModel", "AssetSyncSystem", "AssetSyncCache", "AssetSyncTransfer"]),
         /// The commands, renderers, help text and exit codes: the only code that knows a terminal,
         /// standard input, flags and signals.
         .target(

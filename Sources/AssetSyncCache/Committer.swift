@@ -1,6 +1,5 @@
 package import AssetSyncModel
 import AssetSyncSystem
-import CSystemShim
 import Glibc
 
 /// The commit protocol: a partial becomes visible at its final
@@ -36,10 +35,11 @@ package enum Committer {
     ) -> [CacheError?] {
         guard let first = partials.first else { return [] }
         var errors = [CacheError?](repeating: nil, count: partials.count)
-        let durable = partials.count == 1 ? fdatasync(first.fd) : asc_syncfs(first.fd)
-        if durable != 0 {
-            let error = CacheError.system(SystemError(partials.count == 1 ? "fsync" : "syncfs", path: first.displayPath))
-            return errors.map { _ in error }
+        do throws(SystemError) {
+            let file = FileDescriptor(first.fd, path: first.displayPath)
+            if partials.count == 1 { try file.syncData() } else { try file.syncFileSystem() }
+        } catch {
+            return errors.map { _ in CacheError.system(error) }
         }
         var moves = [Move?](repeating: nil, count: partials.count)
         for (index, partial) in partials.enumerated() {
@@ -102,8 +102,10 @@ package enum Committer {
             }
         }
         guard moves.contains(where: { $0 != nil }) else { return results }
-        guard asc_syncfs(root.partialFD) == 0 else {
-            let error = CommitError.local(.system(SystemError("syncfs", path: root.path + "/.assetsync/partial")))
+        do throws(SystemError) {
+            try FileDescriptor(root.partialFD, path: root.path + "/.assetsync/partial").syncFileSystem()
+        } catch {
+            let error = CommitError.local(.system(error))
             for index in moves.indices where moves[index] != nil {
                 unlinkat(root.partialFD, moves[index]!.name, 0)
                 results[index] = .failure(error)

@@ -1,6 +1,5 @@
 package import AssetSyncModel
 package import AssetSyncSystem
-import CSystemShim
 import Glibc
 
 /// One in-flight download in `DEST/.assetsync/partial/`: the bytes so far
@@ -107,7 +106,7 @@ package final class PartialFile {
         if offset - writebackStart >= Self.writebackInterval {
             // Start writing the last stretch to disk now, so the fsync at commit has little left to do
             // and dirty pages never pile up in memory.
-            _ = asc_start_writeback(fd, writebackStart, offset - writebackStart)
+            FileDescriptor(fd).startWriteback(from: writebackStart, length: offset - writebackStart)
             writebackStart = offset
         }
     }

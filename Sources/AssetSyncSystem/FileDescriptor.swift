@@ -1,3 +1,4 @@
+import CSystemShim
 package import Glibc
 
 /// An open file descriptor and the calls assetsync makes on it: each retried on `EINTR`, short
@@ -39,6 +40,23 @@ package struct FileDescriptor {
     /// Reads up to `buffer.count` bytes starting at `offset`; 0 at the end of the file.
     package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
         try retryingInterrupts("read", path: path) { pread(raw, buffer.baseAddress, buffer.count, off_t(offset)) }
+    }
+
+    /// Makes the file's data durable.
+    package func syncData() throws(SystemError) {
+        _ = try retryingInterrupts("fsync", path: path) { fdatasync(raw) }
+    }
+
+    /// Makes everything written on the descriptor's file system durable at once: one journal
+    /// commit for many files instead of one per file.
+    package func syncFileSystem() throws(SystemError) {
+        _ = try retryingInterrupts("syncfs", path: path) { asc_syncfs(raw) }
+    }
+
+    /// Starts writing `length` bytes from `offset` to disk without waiting for them; only a hint,
+    /// so that a later sync has little left to do and dirty pages do not pile up.
+    package func startWriteback(from offset: Int64, length: Int64) {
+        _ = asc_start_writeback(raw, offset, length)
     }
 
     package func status() throws(SystemError) -> stat {
