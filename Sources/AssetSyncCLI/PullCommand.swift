@@ -35,7 +35,7 @@ package enum PullCommand {
         let started = MonotonicClock.now()
         let outcome: PullSession.Outcome
         do {
-            outcome = try PullSession(manifest: manifest, root: root, options: options, reporter: reporter, stop: Interruption.source)
+            outcome = try PullSession(manifest: manifest, root: root, options: options, events: reporter, stop: Interruption.source)
                 .run(verifyAll: arguments.flags.contains("--verify"), deleteUpTo: waits.deleteUpTo)
         } catch {
             switch error {

@@ -10,21 +10,22 @@ public struct PullSession {
     public let manifest: Manifest
     public let root: CacheRoot
     public let options: TransferOptions
-    public let reporter: any PullEvents
+    /// The one sink of everything the pull does, file by file.
+    public let events: any PullEvents
     /// Stops the transfers (keeping partials) when a stop is requested.
     public let stop: StopSource
     /// Monotonic seconds, for retries, stalls, progress and commit groups.
     public let clock: @Sendable () -> Double
 
     public init(
-        manifest: Manifest, root: CacheRoot, options: TransferOptions, reporter: any PullEvents, stop: StopSource,
+        manifest: Manifest, root: CacheRoot, options: TransferOptions, events: any PullEvents, stop: StopSource,
         clock: @escaping @Sendable () -> Double = MonotonicClock.now
     ) {
         self.clock = clock
         self.manifest = manifest
         self.root = root
         self.options = options
-        self.reporter = reporter
+        self.events = events
         self.stop = stop
     }
 
@@ -62,7 +63,7 @@ public struct PullSession {
         do {
             plan = SyncPlan(manifest: manifest, cache: try CacheScanner.scan(root: root.path), state: verifyAll ? nil : previous)
         } catch { throw .scan(error) }
-        reporter.planned(plan)
+        events.planned(plan)
         var extras = plan.items.filter { $0.action == .extra }.map(\.path)
         var deletion = ExtraRemoval.Outcome()
         if let maximumDeletions {
@@ -71,7 +72,7 @@ public struct PullSession {
             let directoriesAtFiles = plan.items.filter { $0.action == .changed && $0.local?.kind == .directory }.map(\.path)
             (deletion, extras) = ExtraRemoval.clearObstructions(
                 extras: extras, directoriesAtFiles: directoriesAtFiles, manifestPaths: manifest.entries.map(\.path), in: root)
-            for path in deletion.removed { reporter.deleted(path: path) }
+            for path in deletion.removed { events.deleted(path: path) }
         }
         let kept = PartialDirectory.sweep(root, entries: Dictionary(manifest.entries.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a }))
         var proofs: [String: StateIndex.Record] = [:]
@@ -125,9 +126,9 @@ public struct PullSession {
                 finish(FileResult(path: request.entry.path, size: request.entry.size, action: request.action, outcome: .interrupted), into: &results)
             }
         } else if !requests.isEmpty {
-            let (root, options, reporter, stop, clock) = (self.root, self.options, self.reporter, self.stop, self.clock)
+            let (root, options, events, stop, clock) = (self.root, self.options, self.events, self.stop, self.clock)
             let transferred = JoinableThread.run {
-                let transfers = PullTransfers(requests: requests, root: root, events: reporter, clock: clock)
+                let transfers = PullTransfers(requests: requests, root: root, events: events, clock: clock)
                 let engine = TransferEngine(
                     requests: requests, options: options, delegate: transfers, wakeFD: stop.wakeFD, shouldStop: stop.isRequested,
                     clock: clock)
@@ -144,7 +145,7 @@ public struct PullSession {
         var outcome = Outcome(results: results, interrupted: ending == .interrupted, stoppedByLocalError: ending == .stoppedByLocalError)
         if maximumDeletions != nil, ending == .finished, !extras.isEmpty {
             let rest = ExtraRemoval.remove(extras, in: root)
-            for path in rest.removed { reporter.deleted(path: path) }
+            for path in rest.removed { events.deleted(path: path) }
             deletion.removed += rest.removed
             deletion.failures += rest.failures
         }
@@ -184,6 +185,6 @@ public struct PullSession {
 
     private func finish(_ result: FileResult, into results: inout [FileResult]) {
         results.append(result)
-        reporter.finished(result)
+        events.finished(result)
     }
 }
