@@ -7,6 +7,9 @@ DEBIAN_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev pkg-config nginx 
 	ca-certificates openssl strace tmux
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN := .build/release/assetsync
+# A target that imports another without declaring it a dependency fails the build: the layers
+# in Package.swift hold even where the build order would happen to make the module visible.
+LAYERS := --explicit-target-dependency-import-check error
 
 PREFIX ?= /usr/local
 
@@ -23,10 +26,10 @@ deps:
 	fi
 
 build: deps
-	swift build -c release --product assetsync
+	swift build -c release --product assetsync $(LAYERS)
 
 debug: deps
-	swift build
+	swift build $(LAYERS)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
@@ -35,8 +38,8 @@ install: build
 # Integration tests run the release binary: hostile fixtures (gzip bombs) and
 # transfers take seconds in a debug build but a fraction of that optimised.
 test: deps
-	swift build -c release --product assetsync
-	swift build --build-tests
+	swift build -c release --product assetsync $(LAYERS)
+	swift build --build-tests $(LAYERS)
 	ASSETSYNC_BIN=$(CURDIR)/$(RELEASE_BIN) swift test --skip-build
 
 # The main job end to end against a local nginx; see demo/run.sh.

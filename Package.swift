@@ -1,13 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
-
 let package = Package(
     name: "assetsync",
     products: [
         .executable(name: "assetsync", targets: ["assetsync"]),
-        .library(name: "AssetSync", targets: ["AssetSync"]),
     ],
     targets: [
         .systemLibrary(
@@ -21,20 +18,52 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Sources/CCurlShim"),
         .target(name: "CSystemShim", path: "Sources/CSystemShim"),
+        // The layers, each importing only those before it: a dependency against this
+        // direction (model → system → manifest I/O, cache → transfer → pull → CLI) does not compile.
+        /// The manifest, the plan, file results and the events a pull emits: pure Swift, no C.
+        .target(name: "AssetSyncModel"),
+        /// The one place for system calls: descriptors, atomic files, threads, the clock.
+        .target(name: "AssetSyncSystem", dependencies: ["CSystemShim"]),
+        /// The XML and JSON manifest readers (libxml2, zlib) and the manifest writer.
+        .target(name: "AssetSyncManifestIO", dependencies: ["AssetSyncModel", "AssetSyncSystem", "CLibXML2", "CZlib"]),
+        /// The cache directory: root, scanner, partial files, commit protocol, state index, lock. No HTTP.
+        .target(name: "AssetSyncCache", dependencies: ["AssetSyncModel", "AssetSyncSystem", "CZlib"]),
+        /// The only libcurl user: easy and multi handles, downloads into a sink, retries, redirects.
         .target(
-            name: "AssetSync",
-            dependencies: ["CCurl", "CCurlShim", "CSystemShim", "CLibXML2", "CZlib"],
-            path: "Sources/AssetSync",
-            swiftSettings: strict),
-        .executableTarget(
-            name: "assetsync", dependencies: ["AssetSync"], path: "Sources/assetsync",
-            swiftSettings: strict),
+            name: "AssetSyncTransfer",
+            dependencies: ["AssetSyncModel", "AssetSyncSystem", "CCurl", "CCurlShim"]),
+        /// One pull: plan → transfer → verify → commit → state index, emitting events to one sink.
+        .target(
+            name: "AssetSyncPull",
+            dependencies: ["AssetSyncModel", "AssetSyncSystem", "AssetSyncCache", "AssetSyncTransfer"]),
+        /// The commands, renderers, help text and exit codes: the only code that knows a terminal,
+        /// standard input, flags and signals.
+        .target(
+            name: "AssetSyncCLI",
+            dependencies: [
+                "AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer",
+                "AssetSyncPull", "CCurl", "CLibXML2", "CZlib",
+            ]),
+        .executableTarget(name: "assetsync", dependencies: ["AssetSyncCLI"]),
         .testTarget(
-            name: "AssetSyncTests", dependencies: ["AssetSync", "CZlib"],
-            path: "Tests/AssetSyncTests", swiftSettings: strict),
-        .testTarget(
-            name: "IntegrationTests", dependencies: ["assetsync", "CZlib"],
-            path: "Tests/IntegrationTests", exclude: ["Golden"], swiftSettings: strict),
+            name: "AssetSyncTests",
+            dependencies: [
+                "AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer",
+                "AssetSyncPull", "AssetSyncCLI", "CZlib",
+            ]),
+        .testTarget(name: "IntegrationTests", dependencies: ["assetsync", "CZlib"], exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Every target, tests included, in Swift 6 mode with the upcoming features that make
+// dependencies explicit: `any` on existentials, members visible only through an import
+// of their module, and imports internal unless declared `public`/`package`.
+// The C targets (system libraries and shims) take no Swift settings.
+for target in package.targets where target.type != .system && !target.name.hasPrefix("C") {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ]
+}

@@ -22,16 +22,7 @@ CURLcode asc_easy_setopt_xferinfo_callback(CURL *handle, asc_xferinfo_callback v
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
 }
 
-CURLcode asc_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-CURLcode asc_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
-    return curl_easy_getinfo(handle, info, value);
-}
 CURLcode asc_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-CURLcode asc_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
     return curl_easy_getinfo(handle, info, value);
 }
 

@@ -1,7 +1,13 @@
 import Foundation
 import Glibc
 import Testing
-@testable import AssetSync
+@testable import AssetSyncCLI
+@testable import AssetSyncCache
+@testable import AssetSyncManifestIO
+@testable import AssetSyncModel
+@testable import AssetSyncPull
+@testable import AssetSyncSystem
+@testable import AssetSyncTransfer
 
 /// The cache side of a pull: resume records, partial files, the commit protocol,
 /// and directory creation that never follows a symlink.
@@ -9,18 +15,19 @@ import Testing
     private let entry = ManifestEntry(path: "packs/a.zip", size: 11, crc32: 0x0D4A_1185)  // CRC-32 of "hello world"
 
     @Test func resumeRecordsRoundTripAndRejectAnythingTorn() {
-        let record = ResumeRecord(
-            path: "packs/a.zip", url: "http://h/a.zip", size: 11, crc32: 0x0D4A_1185,
-            etag: "\"abc\"", lastModified: "Mon, 30 Nov 2026 05:00:00 GMT", bytesWritten: 5)
-        #expect(ResumeRecord(decoding: record.encoded) == record)
+        let record = ResumeRecord(url: "http://h/a.zip", etag: "\"abc\"", lastModified: "Mon, 30 Nov 2026 05:00:00 GMT")
+        let encoded = PartialFile.encodeResume(record.fields, for: entry)
+        #expect(PartialFile.decodeResume(encoded, for: entry).flatMap(ResumeRecord.init(fields:)) == record)
         #expect(record.ifRange == "\"abc\"")
-        #expect(record.matches(entry))
+        var other = entry
+        other.crc32 = 1
+        #expect(PartialFile.decodeResume(encoded, for: other) == nil)
         var weak = record
         weak.etag = "W/\"abc\""
         #expect(weak.ifRange == "Mon, 30 Nov 2026 05:00:00 GMT")
-        #expect(ResumeRecord(decoding: String(record.encoded.dropLast(4))) == nil)
-        #expect(ResumeRecord(decoding: "something else\n") == nil)
-        #expect(ResumeRecord(decoding: record.encoded.replacingOccurrences(of: "size 11", with: "size x")) == nil)
+        #expect(PartialFile.decodeResume(String(encoded.dropLast(4)), for: entry) == nil)
+        #expect(PartialFile.decodeResume("something else\n", for: entry) == nil)
+        #expect(PartialFile.decodeResume(encoded.replacingOccurrences(of: "size 11", with: "size x"), for: entry) == nil)
     }
 
     @Test func partialResumesOnlyWithAMatchingRecordAndRebuildsTheCRC() throws {
@@ -30,16 +37,13 @@ import Testing
         defer { buffer.deallocate() }
         let name = PartialFile.name(for: entry.path)
         do {
-            let partial = try PartialFile(root: root, entry: entry, name: name, buffer: buffer)
+            let partial = try PartialFile(root: root, entry: entry, name: name, buffer: buffer, resumable: ResumeRecord.canResume)
             #expect(partial.offset == 0)
             try Array("hello".utf8).withUnsafeBytes { try partial.append($0) }
-            partial.record = ResumeRecord(
-                path: entry.path, url: "http://h/a", size: 11, crc32: entry.crc32, etag: "\"v1\"", lastModified: nil,
-                bytesWritten: 0)
-            try partial.saveRecord()
+            try partial.saveResume(ResumeRecord(url: "http://h/a", etag: "\"v1\"", lastModified: nil).fields)
         }
         do {  // released before the next open: a partial has one writer at a time
-            let resumed = try PartialFile(root: root, entry: entry, name: name, buffer: buffer)
+            let resumed = try PartialFile(root: root, entry: entry, name: name, buffer: buffer, resumable: ResumeRecord.canResume)
             #expect(resumed.offset == 5)
             try Array(" world".utf8).withUnsafeBytes { try resumed.append($0) }
             #expect(resumed.crc.value == entry.crc32)
@@ -48,7 +52,7 @@ import Testing
         // A changed manifest entry (other CRC) never continues those bytes.
         var changed = entry
         changed.crc32 = 1
-        #expect(try PartialFile(root: root, entry: changed, name: name, buffer: buffer).offset == 0)
+        #expect(try PartialFile(root: root, entry: changed, name: name, buffer: buffer, resumable: ResumeRecord.canResume).offset == 0)
     }
 
     @Test func groupCommitPlacesFilesAndReplacesSymlinksWithoutWritingThroughThem() throws {
@@ -64,7 +68,7 @@ import Testing
         let second = ManifestEntry(path: "b.bin", size: 11, crc32: entry.crc32)
         var partials: [PartialFile] = []
         for item in [entry, second] {
-            let partial = try PartialFile(root: root, entry: item, name: PartialFile.name(for: item.path), buffer: buffer)
+            let partial = try PartialFile(root: root, entry: item, name: PartialFile.name(for: item.path), buffer: buffer, resumable: ResumeRecord.canResume)
             try Array("hello world".utf8).withUnsafeBytes { try partial.append($0) }
             try Committer.verify(partial)
             partials.append(partial)
@@ -86,10 +90,10 @@ import Testing
         let root = try CacheRoot(resolvedPath: directory.path + "/cache")
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
         defer { buffer.deallocate() }
-        let partial = try PartialFile(root: root, entry: entry, name: "x", buffer: buffer)
+        let partial = try PartialFile(root: root, entry: entry, name: "x", buffer: buffer, resumable: ResumeRecord.canResume)
         try Array("hello worle".utf8).withUnsafeBytes { try partial.append($0) }
         #expect(throws: CommitError.mismatch("CRC-32 is 7a4d2113, expected 0d4a1185")) { try Committer.verify(partial) }
-        let short = try PartialFile(root: root, entry: entry, name: "y", buffer: buffer)
+        let short = try PartialFile(root: root, entry: entry, name: "y", buffer: buffer, resumable: ResumeRecord.canResume)
         #expect(throws: CommitError.mismatch("received 0 bytes, expected 11")) { try Committer.verify(short) }
     }
 
@@ -171,10 +175,9 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory.path + "/cache/.assetsync/partial/" + name + ".resume/x", withIntermediateDirectories: true)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
         defer { buffer.deallocate() }
-        let partial = try PartialFile(root: root, entry: entry, name: name, buffer: buffer)
-        partial.record = ResumeRecord(path: entry.path, url: "http://h/a", size: 11, crc32: entry.crc32, etag: "\"v\"", lastModified: nil, bytesWritten: 0)
+        let partial = try PartialFile(root: root, entry: entry, name: name, buffer: buffer, resumable: ResumeRecord.canResume)
         do {
-            try partial.saveRecord()
+            try partial.saveResume(ResumeRecord(url: "http://h/a", etag: "\"v\"", lastModified: nil).fields)
             Issue.record("the record was saved over a directory")
         } catch {
             #expect(error.path == directory.path + "/cache/.assetsync/partial/" + name + ".resume")

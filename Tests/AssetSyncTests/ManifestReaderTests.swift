@@ -1,7 +1,13 @@
 import CZlib
 import Foundation
 import Testing
-@testable import AssetSync
+@testable import AssetSyncCLI
+@testable import AssetSyncCache
+@testable import AssetSyncManifestIO
+@testable import AssetSyncModel
+@testable import AssetSyncPull
+@testable import AssetSyncSystem
+@testable import AssetSyncTransfer
 
 /// The XML and JSON readers: equal models, positions in errors, structure rules.
 @Suite struct ManifestReaderTests {

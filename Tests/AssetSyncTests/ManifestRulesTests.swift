@@ -1,5 +1,11 @@
 import Testing
-@testable import AssetSync
+@testable import AssetSyncCLI
+@testable import AssetSyncCache
+@testable import AssetSyncManifestIO
+@testable import AssetSyncModel
+@testable import AssetSyncPull
+@testable import AssetSyncSystem
+@testable import AssetSyncTransfer
 
 /// Each field rule of DESIGN.md §1, with the exact words of its error.
 @Suite struct ManifestRulesTests {

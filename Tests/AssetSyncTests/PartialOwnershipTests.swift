@@ -1,7 +1,13 @@
 import Foundation
 import Glibc
 import Testing
-@testable import AssetSync
+@testable import AssetSyncCLI
+@testable import AssetSyncCache
+@testable import AssetSyncManifestIO
+@testable import AssetSyncModel
+@testable import AssetSyncPull
+@testable import AssetSyncSystem
+@testable import AssetSyncTransfer
 
 /// Partials have one writer, commits take only the bytes on disk, and paths that
 /// differ only in Unicode normalization are one path to every keyed structure.
@@ -30,12 +36,12 @@ import Testing
         let root = try CacheRoot(resolvedPath: directory.path + "/cache")
         try withBuffer { buffer in
             let name = PartialFile.name(for: entry.path)
-            let writer = try PartialFile(root: root, entry: entry, name: name, buffer: buffer)
+            let writer = try PartialFile(root: root, entry: entry, name: name, buffer: buffer, resumable: ResumeRecord.canResume)
             try Array("hello".utf8).withUnsafeBytes { try writer.append($0) }
             // A second root, as a second process would open it, ignoring DEST's lock.
             let other = try CacheRoot(resolvedPath: directory.path + "/cache")
             #expect(throws: CacheError.partialInUse(path: writer.displayPath)) {
-                try PartialFile(root: other, entry: entry, name: name, buffer: buffer)
+                try PartialFile(root: other, entry: entry, name: name, buffer: buffer, resumable: ResumeRecord.canResume)
             }
             var status = stat()
             #expect(fstat(writer.fd, &status) == 0 && status.st_size == 5)
@@ -83,7 +89,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let root = try CacheRoot(resolvedPath: directory.path + "/cache")
         try withBuffer { buffer in
-            let partial = try PartialFile(root: root, entry: entry, name: PartialFile.name(for: entry.path), buffer: buffer)
+            let partial = try PartialFile(root: root, entry: entry, name: PartialFile.name(for: entry.path), buffer: buffer, resumable: ResumeRecord.canResume)
             try Array("hello world".utf8).withUnsafeBytes { try partial.append($0) }
             try Committer.verify(partial)  // the streamed bytes are right...
             #expect(truncate(partial.displayPath, 4) == 0)  // ...but another writer cut the file on disk
@@ -98,7 +104,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let root = try CacheRoot(resolvedPath: directory.path + "/cache")
         try withBuffer { buffer in
-            let partial = try PartialFile(root: root, entry: entry, name: "p", buffer: buffer)
+            let partial = try PartialFile(root: root, entry: entry, name: "p", buffer: buffer, resumable: ResumeRecord.canResume)
             try Array("hello world".utf8).withUnsafeBytes { try partial.append($0) }
             try directory.write("cache/.assetsync/partial/p.part.new", "hello world")
             #expect(rename(partial.displayPath + ".new", partial.displayPath) == 0)
@@ -119,7 +125,7 @@ import Testing
             var partials: [PartialFile] = []
             for path in ["a/x", "ab/y", "z"] {
                 let item = ManifestEntry(path: path, size: 11, crc32: entry.crc32)
-                let partial = try PartialFile(root: root, entry: item, name: PartialFile.name(for: path), buffer: buffer)
+                let partial = try PartialFile(root: root, entry: item, name: PartialFile.name(for: path), buffer: buffer, resumable: ResumeRecord.canResume)
                 try Array("hello world".utf8).withUnsafeBytes { try partial.append($0) }
                 partials.append(partial)
             }

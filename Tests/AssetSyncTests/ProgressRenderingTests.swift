@@ -1,6 +1,12 @@
 import Synchronization
 import Testing
-@testable import AssetSync
+@testable import AssetSyncCLI
+@testable import AssetSyncCache
+@testable import AssetSyncManifestIO
+@testable import AssetSyncModel
+@testable import AssetSyncPull
+@testable import AssetSyncSystem
+@testable import AssetSyncTransfer
 
 /// The live progress block and the plain progress lines, driven by an injected clock and width.
 @Suite struct ProgressRenderingTests {

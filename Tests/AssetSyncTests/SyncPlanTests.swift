@@ -1,7 +1,13 @@
 import Foundation
 import Glibc
 import Testing
-@testable import AssetSync
+@testable import AssetSyncCLI
+@testable import AssetSyncCache
+@testable import AssetSyncManifestIO
+@testable import AssetSyncModel
+@testable import AssetSyncPull
+@testable import AssetSyncSystem
+@testable import AssetSyncTransfer
 
 /// The planner on real temporary directories: classification by size and
 /// kind, extras, symlinks never followed, contents never needed.
@@ -77,7 +83,7 @@ import Testing
         #expect(resolved == (try CacheDirectory.resolve(real.path).get()))
         #expect(actions(SyncPlan(manifest: manifest, cache: try CacheScanner.scan(root: resolved)))["same.bin"] == .check)
         let file = try real.write("plain", "x")
-        #expect(CacheDirectory.resolve(file) == .failure(CacheDirectory.Problem(message: "not a directory", status: .invalidInput)))
+        #expect(CacheDirectory.resolve(file) == .failure(CacheDirectory.Problem(message: "not a directory", kind: .invalidInput)))
         #expect(try CacheDirectory.resolve(links.path + "/not-yet") == .success(CacheDirectory.resolve(links.path).get() + "/not-yet"))
     }
 

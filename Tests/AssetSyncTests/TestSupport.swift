@@ -1,5 +1,11 @@
 import Foundation
-@testable import AssetSync
+@testable import AssetSyncCLI
+@testable import AssetSyncCache
+@testable import AssetSyncManifestIO
+@testable import AssetSyncModel
+@testable import AssetSyncPull
+@testable import AssetSyncSystem
+@testable import AssetSyncTransfer
 
 /// The broken rule as an error message shows it ("problem: value"), or nil when the rule held.
 func brokenRule<T>(_ body: () throws(RuleViolation) -> T) -> String? {

@@ -1,5 +1,11 @@
 import Testing
-@testable import AssetSync
+@testable import AssetSyncCLI
+@testable import AssetSyncCache
+@testable import AssetSyncManifestIO
+@testable import AssetSyncModel
+@testable import AssetSyncPull
+@testable import AssetSyncSystem
+@testable import AssetSyncTransfer
 
 /// Issue 8, the transfer items that can be decided without a network.
 @Suite struct TransferIssue8Tests {

@@ -1,5 +1,11 @@
 import Testing
-@testable import AssetSync
+@testable import AssetSyncCLI
+@testable import AssetSyncCache
+@testable import AssetSyncManifestIO
+@testable import AssetSyncModel
+@testable import AssetSyncPull
+@testable import AssetSyncSystem
+@testable import AssetSyncTransfer
 
 @Suite struct URLRulesTests {
     @Test func acceptsHTTPAndHTTPS() throws {

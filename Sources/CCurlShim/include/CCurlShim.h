@@ -19,10 +19,7 @@ CURLcode asc_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slis
 CURLcode asc_easy_setopt_data_callback(CURL *handle, CURLoption option, asc_data_callback _Nullable value);
 CURLcode asc_easy_setopt_xferinfo_callback(CURL *handle, asc_xferinfo_callback _Nullable value);
 
-CURLcode asc_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
-CURLcode asc_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode asc_easy_getinfo_string(CURL *handle, CURLINFO info, const char *_Nullable *_Nonnull value);
-CURLcode asc_easy_getinfo_pointer(CURL *handle, CURLINFO info, void *_Nullable *_Nonnull value);
 
 CURLMcode asc_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 

@@ -1,0 +1,78 @@
+import AssetSyncTransfer
+import Glibc
+/// Dispatches a command line to its command and turns every failure into a
+/// message on standard error and an exit status.
+public enum CommandLineTool {
+    /// The process's entry point: sets up the process (SIGPIPE, libcurl, the signal handlers),
+    /// runs `words` and returns the exit status.
+    public static func main(_ words: [String]) -> Int32 {
+        // A reader that closes standard output (`| head`) makes a write fail with EPIPE instead of
+        // killing the process: each command decides what that means (see Console.checkOutput).
+        signal(SIGPIPE, SIG_IGN)
+        let console = Console()
+        do {
+            try Transfers.initialize()
+        } catch {
+            console.err("Error: cannot set up libcurl: \(error).\n")
+            return ExitStatus.localIOFailure.rawValue
+        }
+        Interruption.install()
+        return run(words, console: console).rawValue
+    }
+
+    package static func run(_ words: [String], console: Console) -> ExitStatus {
+        guard let first = words.first else { return show(HelpText.main, console: console) }
+        switch first {
+        case "-h", "--help":
+            return show(HelpText.main, console: console)
+        case "--version":
+            return show(HelpText.version, console: console)
+        case "help":
+            guard words.count > 1 else { return show(HelpText.main, console: console) }
+            guard let spec = HelpText.commands.first(where: { $0.name == words[1] }) else {
+                return usageFailure(UsageError(message: "Unknown subcommand '\(words[1])'"), console: console)
+            }
+            return show(spec.help, console: console)
+        default:
+            break
+        }
+        guard let spec = HelpText.commands.first(where: { $0.name == first }) else {
+            let message = first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unknown subcommand '\(first)'"
+            return usageFailure(UsageError(message: message), console: console)
+        }
+        let rest = Array(words.dropFirst())
+        if rest.contains(where: { $0 == "-h" || $0 == "--help" }) { return show(spec.help, console: console) }
+        let arguments: ParsedArguments
+        do {
+            arguments = try spec.parse(rest)
+        } catch {
+            return usageFailure(error, console: console)
+        }
+        do {
+            switch spec.name {
+            case "pull": try PullCommand.run(arguments, console: console)
+            case "verify": try VerifyCommand.run(arguments, console: console)
+            case "manifest": try ManifestCommand.run(arguments, console: console)
+            default: try PlanCommand.run(arguments, console: console)
+            }
+            return .success
+        } catch {
+            return error
+        }
+    }
+
+    /// Help or version text: exit 0 once written, 3 when standard output cannot take it.
+    private static func show(_ text: String, console: Console) -> ExitStatus {
+        console.out(text)
+        do { try console.checkOutput("the help", allowingClosedByReader: false) } catch { return error }
+        return .success
+    }
+
+    package static func usageFailure(_ error: UsageError, console: Console) -> ExitStatus {
+        let spec = HelpText.commands.first { $0.name == error.command }
+        let usage = spec?.usage ?? HelpText.mainUsage
+        let helpCommand = spec.map { "assetsync \($0.name) --help" } ?? "assetsync --help"
+        console.err("Error: \(error.message)\nUsage: \(usage)\n  See '\(helpCommand)' for more information.\n")
+        return .invalidInput
+    }
+}

@@ -1,0 +1,113 @@
+package import AssetSyncCache
+import AssetSyncManifestIO
+package import AssetSyncModel
+import AssetSyncPull
+package import AssetSyncTransfer
+import Glibc
+
+/// Steps every command that reads a manifest and a cache directory starts with.
+/// Each reports its own failure on the console and throws the exit status.
+package enum CommandSteps {
+    package static func readManifest(_ path: String, displayName: String? = nil, console: Console) throws(ExitStatus) -> Manifest {
+        do {
+            // "-" is standard input, which only the command line knows.
+            if path == "-" { return try ManifestReader.read(descriptor: STDIN_FILENO, name: displayName ?? "<stdin>") }
+            return try ManifestReader.read(path: path, displayName: displayName)
+        } catch {
+            console.err("Error: \(error)\n")
+            throw .invalidInput
+        }
+    }
+
+    /// The network options and tuning variables of a command that makes requests.
+    package static func networkOptions(_ arguments: ParsedArguments, command: String, console: Console) throws(ExitStatus) -> TransferOptions {
+        do {
+            return try NetworkOptions.parse(arguments, command: command)
+        } catch {
+            throw CommandLineTool.usageFailure(error, console: console)
+        }
+    }
+
+    /// Whether the manifest argument is a URL to fetch rather than a path.
+    package static func isURL(_ argument: String) -> Bool {
+        let lower = argument.lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+    }
+
+    /// Fetches a manifest URL (into the cache's `.assetsync/` when there is one, conditionally) and reads it.
+    package static func fetchManifest(
+        _ url: String, cache root: CacheRoot?, options: TransferOptions, console: Console
+    ) throws(ExitStatus) -> Manifest {
+        var template = Array("/tmp/assetsync-manifest-XXXXXX".utf8CString)
+        let temporary: String? = root == nil ? template.withUnsafeMutableBufferPointer { buffer in
+            let fd = mkstemp(buffer.baseAddress!)
+            guard fd >= 0 else { return nil }
+            close(fd)
+            return String(cString: buffer.baseAddress!)
+        } : nil
+        defer { if let temporary { unlink(temporary) } }
+        let fetched: ManifestFetcher.Fetched
+        do {
+            let destination: any ManifestDestination = root.map(CachedManifestDestination.init(root:))
+                ?? ManifestFile(path: temporary ?? "manifest.download")
+            fetched = try ManifestFetcher(options: options, wakeFD: Interruption.wakeFD, shouldStop: { Interruption.requested })
+                .fetch(url, into: destination)
+        } catch {
+            if Interruption.requested { throw .interrupted }
+            console.err("Error: cannot fetch the manifest \(url): \(error). Nothing was downloaded.\n")
+            throw .someFilesFailed
+        }
+        return try readManifest(fetched.path, displayName: url, console: console)
+    }
+
+    package static func resolveDest(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) -> String {
+        let dest = arguments.value("--dest") ?? "."
+        switch CacheDirectory.resolve(dest) {
+        case .success(let resolved):
+            return resolved
+        case .failure(let problem):
+            console.err("Error: --dest \(QuotedValue.quote(dest)): \(problem.message)\n")
+            throw problem.kind == .invalidInput ? .invalidInput : .localIOFailure
+        }
+    }
+
+    /// Opens (creating when needed) the cache directory and its `.assetsync/`.
+    package static func openCache(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) -> CacheRoot {
+        let path = try resolveDest(arguments, console: console)
+        do {
+            return try CacheRoot(resolvedPath: path)
+        } catch {
+            // A system error is most often permissions; the other errors say themselves what to do.
+            let hint = if case .system = error { " Check that it is writable." } else { "" }
+            console.err("Error: cannot open the cache directory: \(error)\(error.remedy?.words ?? "").\(hint)\n")
+            throw .localIOFailure
+        }
+    }
+
+    /// Takes the cache directory's lock for the whole run, waiting up to `--lock-wait` seconds.
+    package static func lock(
+        _ root: CacheRoot, _ arguments: ParsedArguments, command: String, console: Console
+    ) throws(ExitStatus) -> CacheLock {
+        let wait: Double
+        switch Waits.parse(arguments, command: command) {
+        case .success(let waits): wait = waits.lockWait
+        case .failure(let error): throw CommandLineTool.usageFailure(error, console: console)
+        }
+        do {
+            return try CacheLock(root: root, wait: wait, shouldStop: { Interruption.requested })
+        } catch {
+            switch error {
+            case .held(let held):
+                if Interruption.requested { throw .interrupted }
+                let advice = wait > 0 ? "pass a longer --lock-wait" : "pass --lock-wait SECONDS"
+                console.err(
+                    "Error: another assetsync run holds \(held.path): \(held.holder). "
+                        + "It is freed when that run ends; wait for it, or \(advice).\n")
+                throw .locked
+            case .system(let error):
+                console.err("Error: cannot lock the cache directory: \(error).\n")
+                throw .localIOFailure
+            }
+        }
+    }
+}

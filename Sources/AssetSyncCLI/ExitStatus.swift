@@ -1,0 +1,15 @@
+/// The process exit codes, which scripts act on (listed in the README and in `--help`).
+package enum ExitStatus: Int32, Sendable, Error {
+    /// DEST matches the manifest.
+    case success = 0
+    /// Some files could not be synced; the rest were committed, nothing is corrupt.
+    case someFilesFailed = 1
+    /// Invalid command line or manifest; nothing was downloaded.
+    case invalidInput = 2
+    /// Local I/O failure: disk full, permission, fsync.
+    case localIOFailure = 3
+    /// Another run holds DEST's lock.
+    case locked = 4
+    /// Interrupted; partial files kept for resume.
+    case interrupted = 130
+}

@@ -1,0 +1,231 @@
+import AssetSyncModel
+import AssetSyncTransfer
+
+/// The help pages, hand-written in swift-argument-parser's layout.
+package enum HelpText {
+    package static let main = """
+        OVERVIEW: Mirror large remote files into a local cache, each one verified by its CRC-32.
+
+        assetsync reads a manifest (XML or JSON, optionally gzip-compressed) that lists
+        each file's path, size, URL and CRC-32, and compares it with a cache directory.
+
+        USAGE: assetsync <subcommand>
+
+        OPTIONS:
+          --version               Show the version.
+          -h, --help              Show help information.
+
+        SUBCOMMANDS:
+          pull                    Download what is missing or changed, verify it, and commit it atomically.
+          plan                    Show what a pull would do, without downloading anything.
+          verify                  Read every file of the manifest and prove it by its CRC-32.
+          manifest                Describe a directory of files as a manifest.
+
+          See 'assetsync help <subcommand>' for detailed help.
+
+        """
+
+    package static let mainUsage = "assetsync <subcommand>"
+
+    package static let plan = CommandSpec(
+        name: "plan",
+        usage: "assetsync plan <manifest> [--dest <dir>] [--json] " + NetworkOptions.usage,
+        arguments: ["<manifest>"],
+        valueOptions: ["--dest": "<dir>"].merging(NetworkOptions.valueOptions) { own, _ in own },
+        flags: ["--json"] + NetworkOptions.flags,
+        repeatable: NetworkOptions.repeatable,
+        help: """
+            OVERVIEW: Show what a pull would do, without downloading anything.
+
+            Reads and validates the manifest, then compares it with the cache directory
+            and its .assetsync/state exactly as a pull will (contents are never read,
+            symlinks are never followed):
+              new       missing from the cache
+              changed   present with a different size, or not a regular file
+              current   present, and .assetsync/state proves it unchanged since a pull
+                        proved it; a pull does not read it
+              check     present with the same size; a pull proves it by its CRC-32
+              extra     in the cache but not in the manifest
+
+            USAGE: assetsync plan <manifest> [--dest <dir>] [--json]
+                                  [--header <header> ...] [--netrc] [--auth-host <host> ...]
+                                  [--cacert <file>] [--proxy <url>] [--speed-limit <rate>]
+                                  [--speed-time <seconds>]
+
+            ARGUMENTS:
+              <manifest>              The manifest: a file path, - for standard input, or an
+                                      http(s) URL.
+
+            OPTIONS:
+              --dest <dir>            The cache directory. (default: the current directory)
+              --json                  Print one JSON object per line instead of a table.
+            \(NetworkOptions.help)
+              -h, --help              Show help information.
+
+            EXAMPLES:
+              assetsync plan manifests/example.xml --dest /var/cache/assets
+              gunzip -c manifest.json.gz | assetsync plan - --dest assets --json
+
+            EXIT STATUS:
+              0 the plan was printed; 1 a manifest URL could not be fetched; 2 the command line
+              or the manifest is invalid; 3 the cache directory could not be read.
+
+            """)
+
+    package static let pull = CommandSpec(
+        name: "pull",
+        usage: "assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>] [--dry-run] [--quiet] [--json] "
+            + "[--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>] " + NetworkOptions.usage,
+        arguments: ["<manifest>"],
+        valueOptions: [
+            "--dest": "<dir>", "--jobs": "<n>", "--retries": "<n>", "--limit-rate": "<rate>", "--lock-wait": "<seconds>",
+            "--splay": "<seconds>", "--max-delete": "<n>",
+        ].merging(NetworkOptions.valueOptions) { own, _ in own },
+        flags: ["--verify", "--delete", "--dry-run", "--quiet", "--json"] + NetworkOptions.flags,
+        repeatable: NetworkOptions.repeatable,
+        help: """
+            OVERVIEW: Download what is missing or changed, verify it, and commit it atomically.
+
+            Every file is streamed to .assetsync/partial/ in the cache directory while its
+            CRC-32 is computed, and only a file whose size and CRC-32 match the manifest is
+            moved to its place. A file whose size, mtime and inode still match what
+            .assetsync/state recorded when it was proven is current without being read;
+            other files present with the right size are proven by reading them.
+            Interrupted downloads resume on the next run (Range + If-Range).
+
+            USAGE: assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>]
+                                  [--dry-run] [--quiet] [--json]
+                                  [--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>]
+                                  [--header <header> ...] [--netrc] [--auth-host <host> ...]
+                                  [--cacert <file>] [--proxy <url>] [--speed-limit <rate>]
+                                  [--speed-time <seconds>]
+
+            ARGUMENTS:
+              <manifest>              The manifest: a file path, - for standard input, or an
+                                      http(s) URL.
+
+            OPTIONS:
+              --dest <dir>            The cache directory. (default: the current directory)
+              --jobs <n>              Parallel transfers, 1 to 64. (default: 8)
+              --retries <n>           Retries per URL for transient failures (connect errors,
+                                      timeouts, stalls, 408, 429, 5xx), with exponential backoff,
+                                      before the next mirror is tried. (default: 5)
+              --verify                Ignore .assetsync/state: read and prove every present file.
+              --delete                Then remove files the manifest does not list, and the
+                                      directories left empty. Only in a directory where an earlier
+                                      pull completed; symlinks are removed, never followed.
+              --max-delete <n>        Refuse (exit 2, nothing changed) when --delete would remove
+                                      more than n files. (default: 1000)
+              --dry-run               Show the plan instead of pulling (the same as 'plan').
+              --quiet                 Print only failures.
+              --json                  Also write one JSON object per line to standard output:
+                                      plan, start, retry, restart, progress, done, failed, deleted,
+                                      summary (see docs/events.md).
+              --limit-rate <rate>     Bytes per second for the whole run, such as 500K, 20M or 1G,
+                                      shared by the transfers running at each moment.
+              --lock-wait <seconds>   How long to wait for another run's lock on the cache
+                                      directory before exiting with status 4. (default: 0)
+              --splay <seconds>       Wait a random time up to this long before the first
+                                      request, so a fleet on one schedule spreads out. (default: 0)
+            \(NetworkOptions.help)
+              -h, --help              Show help information.
+
+            EXAMPLES:
+              assetsync pull manifests/example.xml --dest /var/cache/assets
+              assetsync pull https://cdn.example.com/game/manifest.xml --jobs 16 --header "Authorization: Bearer $TOKEN"
+
+            EXIT STATUS:
+              0 the cache matches the manifest; 1 some files could not be synced (the rest are
+              committed, nothing is corrupt); 2 invalid command line or manifest; 3 local I/O
+              failure (disk full, permissions); 4 another run holds the cache directory's lock;
+              130 interrupted (partial files kept for resume).
+
+            """)
+
+    package static let verify = CommandSpec(
+        name: "verify",
+        usage: "assetsync verify <manifest> [--dest <dir>] [--repair] [--json] [--lock-wait <seconds>] " + NetworkOptions.usage,
+        arguments: ["<manifest>"],
+        valueOptions: ["--dest": "<dir>", "--lock-wait": "<seconds>"].merging(NetworkOptions.valueOptions) { own, _ in own },
+        flags: ["--repair", "--json"] + NetworkOptions.flags,
+        repeatable: NetworkOptions.repeatable,
+        help: """
+            OVERVIEW: Read every file of the manifest and prove it by its CRC-32.
+
+            Ignores .assetsync/state and reads every file, on all cores, reporting each
+            one that is missing or corrupt. The state index is brought up to date with
+            what was proven. With --repair, what is missing or corrupt is downloaded
+            again through the normal atomic path, as 'pull --verify' does.
+
+            USAGE: assetsync verify <manifest> [--dest <dir>] [--repair] [--json] [--lock-wait <seconds>]
+                                    [--header <header> ...] [--netrc] [--auth-host <host> ...]
+                                    [--cacert <file>] [--proxy <url>] [--speed-limit <rate>]
+                                    [--speed-time <seconds>]
+
+            ARGUMENTS:
+              <manifest>              The manifest: a file path, - for standard input, or an
+                                      http(s) URL.
+
+            OPTIONS:
+              --dest <dir>            The cache directory. (default: the current directory)
+              --repair                Download what is missing or corrupt.
+              --json                  Also write one JSON object per line to standard output:
+                                      done or failed per file, then summary (see docs/events.md).
+              --lock-wait <seconds>   How long to wait for another run's lock on the cache
+                                      directory before exiting with status 4. (default: 0)
+            \(NetworkOptions.help)
+              -h, --help              Show help information.
+
+            EXAMPLES:
+              assetsync verify manifests/example.xml --dest /var/cache/assets
+              assetsync verify manifests/example.xml --dest /var/cache/assets --repair
+
+            EXIT STATUS:
+              0 every file is proven; 1 some files are missing or corrupt (and, with --repair,
+              could not be downloaded), or a manifest URL could not be fetched; 2 invalid command
+              line or manifest; 3 a file could not be read; 4 another run holds the cache
+              directory's lock.
+
+            """)
+
+    package static let manifest = CommandSpec(
+        name: "manifest",
+        usage: "assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>]",
+        arguments: ["<dir>"],
+        valueOptions: ["--base": "<url>", "--format": "xml|json", "--output": "<file>"],
+        flags: [],
+        help: """
+            OVERVIEW: Describe a directory of files as a manifest, for the publishing side.
+
+            Walks the directory without following symlinks (skipping .assetsync/), computes
+            each file's size and CRC-32 on all cores, and writes a manifest whose entries are
+            fetched at the base URL plus their path. The output is sorted and byte-identical
+            on reruns over the same files.
+
+            USAGE: assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>]
+
+            ARGUMENTS:
+              <dir>                   The directory to describe.
+
+            OPTIONS:
+              --base <url>            Where the directory is served (http or https); a "/" is
+                                      added when missing.
+              --format xml|json       The manifest's encoding. (default: xml)
+              --output <file>         Write the manifest here (atomically) instead of to
+                                      standard output.
+              -h, --help              Show help information.
+
+            EXAMPLES:
+              assetsync manifest build/assets --base https://cdn.example.com/game/ --output manifest.xml
+              assetsync manifest build/assets --base https://cdn.example.com/game/ --format json | gzip > m.json.gz
+
+            EXIT STATUS:
+              0 the manifest was written; 2 invalid command line, or a file name no manifest may
+              hold; 3 the directory or a file could not be read, or the output not written.
+
+            """)
+
+    package static let commands = [pull, plan, verify, manifest]
+
+    package static var version: String { "assetsync \(BuildInfo.version) (\(BuildInfo.libraries))\n" }
+}

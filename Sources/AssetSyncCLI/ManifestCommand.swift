@@ -1,0 +1,54 @@
+import AssetSyncCache
+import AssetSyncManifestIO
+import AssetSyncModel
+import AssetSyncSystem
+import Glibc
+
+/// `assetsync manifest`: describe a directory as a manifest, for the publishing side.
+package enum ManifestCommand {
+    package static func run(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) {
+        let directory = arguments.arguments[0]
+        guard let base = arguments.value("--base") else {
+            throw CommandLineTool.usageFailure(
+                UsageError(message: "Missing '--base <url>': each file is fetched at base + its path", command: "manifest"),
+                console: console)
+        }
+        let formatText = arguments.value("--format") ?? "xml"
+        guard let format = ManifestWriter.Format(rawValue: formatText) else {
+            throw CommandLineTool.usageFailure(
+                UsageError(message: "'--format' must be xml or json, not '\(formatText)'", command: "manifest"), console: console)
+        }
+        var status = stat()
+        guard stat(directory, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+            console.err("Error: \(QuotedValue.quote(directory)) is not a directory.\n")
+            throw .invalidInput
+        }
+        let manifest: Manifest
+        do {
+            manifest = try DirectoryDescription.describe(directory, base: base.hasSuffix("/") ? base : base + "/")
+        } catch {
+            switch error {
+            case .base(let problem):
+                throw CommandLineTool.usageFailure(UsageError(message: "Invalid '--base': \(problem)", command: "manifest"), console: console)
+            case .scan(let failure), .read(let failure):
+                console.err("Error: cannot read \(QuotedValue.quote(directory)): \(failure).\n")
+                throw .localIOFailure
+            case .unrepresentable(let path, let rule):
+                console.err("Error: \(QuotedValue.quote(path)) cannot be listed in a manifest: \(rule). Rename it, or move it out of \(QuotedValue.quote(directory)).\n")
+                throw .invalidInput
+            }
+        }
+        let text = ManifestWriter.render(manifest, as: format)
+        guard let output = arguments.value("--output") else {
+            console.out(text)
+            return try console.checkOutput("the manifest", allowingClosedByReader: false)
+        }
+        do {
+            try AtomicFile.write(text, to: output)
+        } catch {
+            console.err("Error: cannot write \(QuotedValue.quote(output)): \(error).\n")
+            throw .localIOFailure
+        }
+        console.err("Wrote \(output): \(manifest.entries.count) files, \(ByteCount.human(manifest.totalBytes)).\n")
+    }
+}

@@ -1,0 +1,84 @@
+import AssetSyncModel
+package import AssetSyncTransfer
+import Glibc
+
+/// The options of every command that makes a request (`pull`, `plan` and `verify`, for a manifest
+/// URL or a repair), and the tuning environment variables, read into `TransferOptions` by one
+/// parser. A new network option is added here once: its spec entry, its help line and its parsing.
+package enum NetworkOptions {
+    package static let valueOptions = [
+        "--header": "<header>", "--auth-host": "<host>", "--cacert": "<file>", "--proxy": "<url>",
+        "--speed-limit": "<rate>", "--speed-time": "<seconds>",
+    ]
+    package static let flags = ["--netrc"]
+    package static let repeatable: Set<String> = ["--header", "--auth-host"]
+    package static let usage = "[--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] "
+        + "[--speed-limit <rate>] [--speed-time <seconds>]"
+    /// The lines of the OPTIONS section of each command's help.
+    package static let help = """
+          --header <header>       An extra request header, 'Name: value'; may be repeated.
+                                  Sent only to the manifest URL's origin and --auth-host
+                                  hosts, never to another host after a redirect.
+          --netrc                 Take credentials from ~/.netrc, for the same hosts.
+          --auth-host <host>      Also send --header and netrc credentials to this host
+                                  (host or host:port); may be repeated. Required for them
+                                  with a local manifest: a manifest never chooses the hosts.
+          --cacert <file>         Trust the CA certificates in this PEM file, besides the system's.
+          --proxy <url>           Use this proxy. (default: the http_proxy, https_proxy and
+                                  no_proxy environment variables)
+          --speed-limit <rate>    A transfer slower than this on average over --speed-time
+                                  has stalled: it is retried, then fails. 0 turns it off.
+                                  (default: 100 bytes per second)
+          --speed-time <seconds>  The window --speed-limit is averaged over, 1 to 3600.
+                                  (default: 60)
+        """
+
+    package static let speedLimit = NumericSetting(source: .option("--speed-limit"), kind: .byteRate, range: 0...Double(1 << 40))
+    package static let speedTime = NumericSetting(source: .option("--speed-time"), kind: .whole, range: 1...3_600, unit: "seconds")
+
+    /// The tuning variables, for tests and benchmarks (README, "Tuning").
+    package static let stallTimeout = NumericSetting(source: .environment("ASSETSYNC_STALL_TIMEOUT"), kind: .whole, range: 1...86_400, unit: "seconds")
+    package static let retryDelay = NumericSetting(source: .environment("ASSETSYNC_RETRY_DELAY"), kind: .decimal, range: 0...3_600, unit: "seconds")
+    package static let bufferSize = NumericSetting(
+        source: .environment("ASSETSYNC_BUFFER_SIZE"), kind: .whole, range: 16_384...10_485_760, unit: "bytes")
+
+    /// The transfer options these options and variables give; a bad value is a usage error of `command`.
+    package static func parse(_ arguments: ParsedArguments, command: String) throws(UsageError) -> TransferOptions {
+        var options = TransferOptions()
+        for header in arguments.values["--header"] ?? [] {
+            let parts = header.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[0].contains(" "),
+                  !header.contains("\r"), !header.contains("\n")
+            else { throw UsageError(message: "'--header' must look like 'Name: value', not \(QuotedValue.quote(header))", command: command) }
+            options.headers.append(header)
+        }
+        for host in arguments.values["--auth-host"] ?? [] {
+            guard options.credentialScope.admit(host: host) else {
+                throw UsageError(
+                    message: "'--auth-host' must be a host name or address, with an optional :port, not \(QuotedValue.quote(host))",
+                    command: command)
+            }
+        }
+        if let source = arguments.arguments.first, CommandSteps.isURL(source) {
+            options.credentialScope.admit(originOf: source)
+        } else if options.credentialScope.isEmpty, !options.headers.isEmpty || arguments.flags.contains("--netrc") {
+            throw UsageError(
+                message: "with a local manifest, '--header' and '--netrc' go only to hosts named with '--auth-host HOST'",
+                command: command)
+        }
+        if let caFile = arguments.value("--cacert") {
+            guard access(caFile, R_OK) == 0 else {
+                throw UsageError(message: "'--cacert' file \(QuotedValue.quote(caFile)) cannot be read", command: command)
+            }
+            options.caFile = caFile
+        }
+        options.useNetrc = arguments.flags.contains("--netrc")
+        options.proxy = arguments.value("--proxy")
+        if let bytes = try speedLimit.value(in: arguments, command: command) { options.speedLimit = Int64(bytes.rounded()) }
+        if let seconds = try speedTime.value(in: arguments, command: command) { options.speedTime = Int(seconds) }
+        if let seconds = try stallTimeout.value(in: arguments, command: command) { options.stallTimeout = Int(seconds) }
+        if let seconds = try retryDelay.value(in: arguments, command: command) { options.retryBaseDelay = seconds }
+        if let bytes = try bufferSize.value(in: arguments, command: command) { options.bufferSize = Int(bytes) }
+        return options
+    }
+}

@@ -1,0 +1,31 @@
+import AssetSyncCache
+import AssetSyncModel
+
+/// `assetsync plan`: validate the manifest, scan the cache, print what a pull would do.
+package enum PlanCommand {
+    package static func run(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) {
+        let options = try CommandSteps.networkOptions(arguments, command: "plan", console: console)
+        let source = arguments.arguments[0]
+        let manifest = CommandSteps.isURL(source)
+            ? try CommandSteps.fetchManifest(source, cache: nil, options: options, console: console)
+            : try CommandSteps.readManifest(source, console: console)
+        let root = try CommandSteps.resolveDest(arguments, console: console)
+        let cache: CacheListing
+        do {
+            cache = try CacheScanner.scan(root: root)
+        } catch {
+            console.err("Error: cannot scan the cache directory: \(error). Check its permissions, or run as its owner.\n")
+            throw .localIOFailure
+        }
+        // The state index as the pull will read it (`pull --dry-run --verify` ignores it, as the pull
+        // would), so the plan names the files the pull would not read.
+        let state = arguments.flags.contains("--verify") ? nil : StateIndex.load(cacheAt: root)
+        let plan = SyncPlan(manifest: manifest, cache: cache, state: state)
+        if arguments.flags.contains("--json") {
+            PlanReport.writeJSONLines(plan, to: console.out)
+        } else {
+            PlanReport.writeTable(plan, to: console.out)
+        }
+        try console.checkOutput("the plan", allowingClosedByReader: false)
+    }
+}

@@ -1,0 +1,101 @@
+import AssetSyncCache
+package import AssetSyncModel
+package import AssetSyncPull
+
+/// The words of a pull's human output, shared by the plain and the live renderer. Reasons may
+/// quote what a server sent: each goes through `QuotedValue.escapingControls` on its way out.
+package enum PullLines {
+    package static func retry(path: String, reason: String, after delay: Double) -> String {
+        let wait = delay <= 0 ? "" : "; retrying in \(ElapsedTime.format(delay))"
+        return "retry    \(QuotedValue.displayPath(path)): \(QuotedValue.escapingControls(reason))\(wait)\n"
+    }
+
+    package static func restart(path: String, discarded: Int64, reason: String) -> String {
+        "restart  \(QuotedValue.displayPath(path)): \(QuotedValue.escapingControls(reason)); "
+            + "\(ByteCount.human(discarded)) discarded, downloading from zero\n"
+    }
+
+    /// The line for a finished file, if it gets one; failures are flagged so `--quiet` keeps them.
+    package static func finished(_ result: FileResult) -> (text: String, isFailure: Bool)? {
+        switch result.outcome {
+        case .committed:
+            let verb = result.action == .new ? "new     " : "updated "
+            return ("\(verb) \(QuotedValue.displayPath(result.path)) (\(ByteCount.human(result.size)))\n", false)
+        case .failed(let failure):
+            return ("failed   \(QuotedValue.displayPath(result.path)): \(describe(failure))\n", true)
+        case .current, .interrupted:
+            return nil
+        }
+    }
+
+    package static func deleted(path: String) -> String { "deleted  \(QuotedValue.displayPath(path))\n" }
+
+    /// A line for logs during long transfers.
+    package static func progress(_ snapshot: ProgressSnapshot, rate: Double?) -> String {
+        var line = "progress: \(snapshot.filesDone)/\(snapshot.filesTotal) files, "
+        line += "\(ByteCount.human(snapshot.bytesDone)) of \(ByteCount.human(snapshot.bytesTotal))"
+        if let rate, rate > 0 {
+            line += ", \(ByteCount.human(Int64(rate)))/s, ETA \(ProgressLines.clock(Double(max(0, snapshot.bytesTotal - snapshot.bytesDone)) / rate))"
+        }
+        return line + "\n"
+    }
+
+    /// The closing lines: counts, bytes, time and rate, then each failure with its cause.
+    /// With `quiet`, only what went wrong.
+    package static func summary(_ outcome: PullSession.Outcome, seconds: Double, quiet: Bool) -> String {
+        let totals = PullTotals(outcome)
+        var line = "\(totals.new) new, \(totals.updated) updated, \(totals.current) current, \(totals.failures.count) failed"
+        if totals.interrupted > 0 { line += ", \(totals.interrupted) interrupted" }
+        if !outcome.deletion.removed.isEmpty { line += ", \(outcome.deletion.removed.count) deleted" }
+        line += "; \(ByteCount.human(totals.transferred)) transferred in \(ElapsedTime.format(seconds))"
+        if totals.transferred > 0, seconds > 0 { line += " (\(ByteCount.human(Int64(Double(totals.transferred) / seconds)))/s)" }
+        let allWell = totals.failures.isEmpty && totals.interrupted == 0 && outcome.deletion.failures.isEmpty
+        var text = quiet && allWell ? "" : line + ".\n"
+        if outcome.interrupted {
+            text += "Interrupted: partial downloads are kept in .assetsync/partial/ and resume on the next pull.\n"
+        }
+        if !totals.failures.isEmpty || !outcome.deletion.failures.isEmpty {
+            text += "Failed:\n"
+            for (path, failure) in totals.failures { text += "  \(QuotedValue.displayPath(path)): \(describe(failure))\n" }
+            for (path, error) in outcome.deletion.failures { text += "  \(QuotedValue.displayPath(path)): cannot delete: \(error)\n" }
+        }
+        if let refusal = refusedEverywhere(totals) { text += refusal }
+        return text
+    }
+
+    /// When the server refused every file (401/403 from every URL), the likely cause rather than a file at a time.
+    package static func refusedEverywhere(_ totals: PullTotals) -> String? {
+        let statuses = Set(totals.failures.map(\.failure.httpStatus))
+        guard totals.new + totals.updated == 0, !statuses.isEmpty, statuses.isSubset(of: [401, 403]) else { return nil }
+        let codes = statuses.compactMap { $0 }.sorted().map { "HTTP \($0)" }.joined(separator: " or ")
+        return "The server refused access to every file (\(codes)): check that it may read the files it serves "
+            + "(permissions, a private directory) and that the credentials it needs are given (--header, --netrc).\n"
+    }
+
+    package static func describe(_ failure: Failure) -> String {
+        QuotedValue.escapingControls(failure.reasonWithRemedy + (failure.url.map { " (\($0))" } ?? ""))
+    }
+}
+
+/// What a pull's results add up to.
+package struct PullTotals: Sendable {
+    package var new = 0
+    package var updated = 0
+    package var current = 0
+    package var interrupted = 0
+    package var transferred: Int64 = 0
+    package var failures: [(path: String, failure: Failure)] = []
+
+    package init(_ outcome: PullSession.Outcome) {
+        for result in outcome.results {
+            transferred += result.transferred
+            switch result.outcome {
+            case .committed:
+                if result.action == .new { new += 1 } else { updated += 1 }
+            case .current: current += 1
+            case .failed(let failure): failures.append((result.path, failure))
+            case .interrupted: interrupted += 1
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+public import AssetSyncSystem
+import CZlib
+import Glibc
+
+/// A running CRC-32 (IEEE, as zlib's `crc32`) over exactly the bytes fed to it.
+public struct CRC32: Equatable, Sendable {
+    public private(set) var value: UInt32 = 0
+
+    public init() {}
+
+    /// A CRC that continues from `value`, the CRC-32 of the bytes before.
+    public init(resumingFrom value: UInt32) { self.value = value }
+
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        value = UInt32(crc32_z(uLong(value), base.assumingMemoryBound(to: Bytef.self), bytes.count))
+    }
+
+    /// The CRC-32 of the first `length` bytes of `fd`, read with `pread` in chunks of `buffer`'s size.
+    public static func of(
+        fd: Int32, length: Int64, buffer: UnsafeMutableRawBufferPointer, path: String
+    ) throws(SystemError) -> UInt32 {
+        var crc = CRC32()
+        var offset: Int64 = 0
+        while offset < length {
+            let wanted = Int(min(Int64(buffer.count), length - offset))
+            let got = try FileDescriptor(fd, path: path).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), at: offset)
+            if got == 0 { throw SystemError("read", path: path, code: EIO) }
+            crc.update(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+            offset += Int64(got)
+        }
+        return crc.value
+    }
+}

@@ -1,0 +1,124 @@
+import AssetSyncModel
+public import AssetSyncSystem
+import Glibc
+
+/// `DEST/.assetsync/lock`, held with `flock` for a whole pull: a second run
+/// waits up to `--lock-wait`, then exits 4 naming the holder. The kernel frees
+/// the lock when its holder exits, however it exits (kill -9 included).
+public final class CacheLock {
+    static let fileName = "lock"
+
+    private let fd: Int32
+
+    /// Who holds the lock: what the holder wrote into the lock file.
+    public struct Held: Error, Equatable {
+        public var holder: String
+        public var path: String
+    }
+
+    /// Takes the lock, waiting up to `wait` seconds (0: not at all) while `shouldStop` stays false,
+    /// then sweeps the temporaries that crashed runs left, and writes who holds it.
+    public init(root: CacheRoot, wait: Double, shouldStop: () -> Bool = { false }) throws(LockError) {
+        let directory = root.path + "/" + CacheRoot.metadataName
+        let path = directory + "/" + Self.fileName
+        let deadline = MonotonicClock.now() + wait
+        var fd: Int32
+        var held = stat()
+        while true {
+            fd = openat(root.metadataFD, Self.fileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw .system(SystemError("open", path: path)) }
+            while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                guard errno == EWOULDBLOCK || errno == EINTR else {
+                    let error = SystemError("flock", path: path)
+                    close(fd)
+                    throw .system(error)
+                }
+                if MonotonicClock.now() >= deadline || shouldStop() {
+                    let holder = Self.holder(fd)
+                    close(fd)
+                    throw .held(Held(holder: holder, path: path))
+                }
+                usleep(50_000)
+            }
+            // The lock counts only while the name still leads to this inode: the holder before may
+            // have replaced or removed it, and then the next run locks the new one.
+            var named = stat()
+            guard fstat(fd, &held) == 0 else {
+                let error = SystemError("stat", path: path)
+                close(fd)
+                throw .system(error)
+            }
+            if fstatat(root.metadataFD, Self.fileName, &named, AT_SYMLINK_NOFOLLOW) == 0,
+               named.st_dev == held.st_dev, named.st_ino == held.st_ino { break }
+            close(fd)
+        }
+        if held.st_mode & S_IFMT != S_IFREG || held.st_nlink != 1 {
+            fd = try Self.replace(fd, in: root, directory: directory)
+        }
+        self.fd = fd
+        AtomicFile.removeTemporaries(in: root.metadataFD)
+        AtomicFile.removeTemporaries(in: root.partialFD)
+        // The details are only shown to runs that wait; failing to write them must not stop this one.
+        let text = KeyValueRecord.encode([("pid", "\(getpid())"), ("host", Self.hostName()), ("started", Self.timestamp())])
+        if ftruncate(fd, 0) == 0 {
+            _ = try? Array(text.utf8).withBytes { bytes throws(SystemError) in try FileDescriptor(fd).writeAll(bytes, at: 0) }
+        }
+    }
+
+    /// Puts a fresh lock file, locked before it gets the name, in place of `old` (whose lock is held):
+    /// only a regular file with no other name may be written, or a hard link planted at `lock`
+    /// would make the holder's details overwrite a file outside DEST.
+    private static func replace(_ old: Int32, in root: CacheRoot, directory: String) throws(LockError) -> Int32 {
+        defer { close(old) }
+        let fresh: AtomicFile.Temporary
+        do {
+            fresh = try AtomicFile.createTemporary(for: fileName, in: root.metadataFD, mode: 0o644, display: directory)
+        } catch {
+            throw .system(error)
+        }
+        guard flock(fresh.fd, LOCK_EX | LOCK_NB) == 0, renameat(root.metadataFD, fresh.name, root.metadataFD, fileName) == 0 else {
+            let error = SystemError("rename", path: directory + "/" + fileName)
+            close(fresh.fd)
+            unlinkat(root.metadataFD, fresh.name, 0)
+            throw .system(error)
+        }
+        return fresh.fd
+    }
+
+    deinit { close(fd) }
+
+    /// "pid 123 on host build-7, started 2026-11-30T06:00:00Z", from the holder's lock file.
+    private static func holder(_ fd: Int32) -> String {
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return "an unknown process (it has not written its details yet)" }
+        let fields = KeyValueRecord.decode(String(decoding: buffer[0..<count], as: UTF8.self)) ?? [:]
+        return "pid \(fields["pid"] ?? "?") on host \(fields["host"] ?? "?"), started \(fields["started"] ?? "?")"
+    }
+
+    private static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "?" }
+        return text(buffer)
+    }
+
+    /// Now, in UTC, as ISO 8601.
+    static func timestamp() -> String {
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        var buffer = [CChar](repeating: 0, count: 32)
+        strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+        return text(buffer)
+    }
+
+    /// The text of a NUL-terminated C buffer.
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+public enum LockError: Error, Equatable {
+    case held(CacheLock.Held)
+    case system(SystemError)
+}

@@ -1,0 +1,175 @@
+public import AssetSyncModel
+public import AssetSyncSystem
+import Glibc
+
+/// The cache directory opened once, at the start of a run, with assetsync's
+/// own `.assetsync/partial/` beside the files. Every later path operation is
+/// relative to these descriptors and never follows a symlink inside DEST.
+public final class CacheRoot: Sendable {
+    public let path: String
+    package let fd: Int32
+    /// `DEST/.assetsync/`
+    let metadataFD: Int32
+    let partialFD: Int32
+    /// Whether this run made `.assetsync/`, so that a run that refuses to act can leave nothing behind.
+    /// (Whether DEST is managed is another question, answered by a committed state index.)
+    private let createdMetadata: Bool
+
+    static let metadataName = ".assetsync"
+    static let partialName = "partial"
+
+    /// Opens (creating when needed) the resolved cache directory and its `.assetsync/partial/`.
+    public init(resolvedPath: String) throws(CacheError) {
+        path = resolvedPath
+        if mkdir(resolvedPath, 0o755) != 0, errno != EEXIST { throw .system(SystemError("mkdir", path: resolvedPath)) }
+        let root = open(resolvedPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard root >= 0 else { throw .system(SystemError("open", path: resolvedPath)) }
+        var status = stat()
+        createdMetadata = fstatat(root, Self.metadataName, &status, AT_SYMLINK_NOFOLLOW) != 0
+        do throws(CacheError) {
+            let metadata: Int32
+            do {
+                metadata = try Self.openDirectory(in: root, Self.metadataName, displayPath: resolvedPath + "/" + Self.metadataName)
+            } catch .obstructed(let path, let kind) {
+                throw .metadataObstructed(path: path, by: kind)
+            }
+            do throws(CacheError) {
+                partialFD = try Self.openDirectory(in: metadata, Self.partialName, displayPath: resolvedPath + "/.assetsync/partial")
+            } catch {
+                close(metadata)
+                throw error
+            }
+            metadataFD = metadata
+        } catch {
+            close(root)
+            throw error
+        }
+        fd = root
+    }
+
+    /// Removes the `.assetsync/` this run created (the lock file and the empty `partial/`), when a run
+    /// refuses to act on a directory it did not manage before; one it found is left alone.
+    public func forgetMetadataCreatedByThisRun() {
+        guard createdMetadata else { return }
+        unlinkat(metadataFD, CacheLock.fileName, 0)
+        unlinkat(metadataFD, Self.partialName, AT_REMOVEDIR)
+        unlinkat(fd, Self.metadataName, AT_REMOVEDIR)
+    }
+
+    deinit {
+        close(partialFD)
+        close(metadataFD)
+        close(fd)
+    }
+
+    /// Opens the directory that will hold `relativePath`. When `creating`, missing
+    /// directories are made and a symlink in the way is replaced by a real
+    /// directory (the link itself is removed, never its target); any other
+    /// file in the way is an obstruction. The caller closes the returned descriptor.
+    package func openParent(of relativePath: String, creating: Bool = true) throws(CacheError) -> Int32 {
+        let components = relativePath.split(separator: "/", omittingEmptySubsequences: false)
+        var current = dup(fd)
+        guard current >= 0 else { throw .system(SystemError("dup", path: path)) }
+        var walked = path
+        for component in components.dropLast() {
+            let name = String(component)
+            walked += "/" + name
+            do throws(CacheError) {
+                let next: Int32
+                if creating {
+                    next = try Self.openDirectory(in: current, name, displayPath: walked, replacingSymlink: true)
+                } else {
+                    next = openat(current, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                    if next < 0 { throw CacheError.system(SystemError("open", path: walked)) }
+                }
+                close(current)
+                current = next
+            } catch {
+                close(current)
+                throw error
+            }
+        }
+        return current
+    }
+
+    /// Opens `name` in `parent` as a directory without following a symlink, making it if missing.
+    private static func openDirectory(
+        in parent: Int32, _ name: String, displayPath: String, replacingSymlink: Bool = false
+    ) throws(CacheError) -> Int32 {
+        for _ in 0..<4 {
+            let opened = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if opened >= 0 { return opened }
+            switch errno {
+            case ENOENT:
+                if mkdirat(parent, name, 0o755) != 0, errno != EEXIST {
+                    throw .system(SystemError("mkdir", path: displayPath))
+                }
+            case ELOOP, ENOTDIR:
+                var status = stat()
+                guard fstatat(parent, name, &status, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+                guard replacingSymlink, status.st_mode & S_IFMT == S_IFLNK else {
+                    throw .obstructed(path: displayPath, by: LocalItem(status).kind)
+                }
+                if unlinkat(parent, name, 0) != 0, errno != ENOENT {
+                    throw .system(SystemError("unlink", path: displayPath))
+                }
+            default:
+                throw .system(SystemError("open", path: displayPath))
+            }
+        }
+        throw .system(SystemError("open", path: displayPath, code: ELOOP))
+    }
+}
+
+/// A local failure while writing into the cache.
+public enum CacheError: Error, Equatable, CustomStringConvertible {
+    case system(SystemError)
+    /// Something sits where the manifest needs a directory (a file of `kind`) or a file (a directory).
+    case obstructed(path: String, by: LocalItem.Kind)
+    /// Another process holds the partial's lock: it is writing that file now.
+    case partialInUse(path: String)
+    /// The partial on disk is not what this run wrote (truncated or replaced by another writer).
+    case partialChanged(path: String, detail: String)
+    /// `DEST/.assetsync` is not a directory (a symlink is never followed there).
+    case metadataObstructed(path: String, by: LocalItem.Kind)
+
+    public var description: String {
+        switch self {
+        case .system(let error): return error.description
+        case .obstructed(let path, .directory):
+            return "'\(path)' is a directory, where the manifest needs a file; move it away"
+        case .obstructed(let path, let kind):
+            return "'\(path)' is \(Self.describe(kind)), where the manifest needs a directory; move it away"
+        case .metadataObstructed(let path, let kind):
+            return "'\(path)' is \(Self.describe(kind)), where assetsync keeps its own directory (it follows no link there); "
+                + "move it away and run again. To keep the cache on another volume, make DEST itself the link"
+        case .partialInUse(let path):
+            return "'\(path)' is being written by another process (a second assetsync that ignored DEST's lock?); "
+                + "it was left alone: run again when that process has finished"
+        case .partialChanged(let path, let detail):
+            return "'\(path)' changed on disk while this run wrote it (\(detail)); another process wrote to it, so it was not committed"
+        }
+    }
+
+    private static func describe(_ kind: LocalItem.Kind) -> String {
+        switch kind {
+        case .regular: return "a file"
+        case .directory: return "a directory"
+        case .symlink: return "a symbolic link"
+        case .other: return "a special file (FIFO, socket or device)"
+        }
+    }
+
+    /// What else clears the error: deleting extras removes a directory in a file's way when it holds
+    /// no files, and a file in a directory's way (never in the manifest) before any download.
+    public var remedy: Remedy? {
+        guard case .obstructed(_, let kind) = self else { return nil }
+        return .deleteClearsObstruction(onlyWhenEmpty: kind == .directory)
+    }
+
+    /// Errors after which no other file can succeed either: the run stops.
+    public var stopsTheRun: Bool {
+        guard case .system(let error) = self else { return false }
+        return error.stopsTheRun
+    }
+}

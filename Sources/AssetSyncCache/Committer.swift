@@ -1,0 +1,202 @@
+package import AssetSyncModel
+import AssetSyncSystem
+import Glibc
+
+/// The commit protocol: a partial becomes visible at its final
+/// path only once it is durable and proven, and then atomically.
+package enum Committer {
+    /// The file mode given to committed files: 0666 less the process umask, read once.
+    static let fileMode: mode_t = {
+        let mask = umask(0o022)
+        umask(mask)
+        return 0o666 & ~mask
+    }()
+
+    /// Whether the partial holds exactly the manifest's bytes: its size and its CRC-32,
+    /// computed while streaming over the bytes written.
+    package static func verify(_ partial: PartialFile) throws(CommitError) {
+        let entry = partial.entry
+        guard partial.offset == entry.size else {
+            throw .mismatch("received \(partial.offset) bytes, expected \(entry.size)")
+        }
+        guard partial.crc.value == entry.crc32 else {
+            throw .mismatch("CRC-32 is \(CRC32Text.hex(partial.crc.value)), expected \(CRC32Text.hex(entry.crc32))")
+        }
+    }
+
+    /// Commits verified partials as one group: their data made durable (`fdatasync` for
+    /// one file, a single `syncfs` for several, which costs one journal commit instead of
+    /// one per file), each checked to be still the file this run wrote and of the manifest's
+    /// size, the mode set, each `renameat` into place (replacing a symlink there, never
+    /// writing through it), then each parent directory fsynced once.
+    /// Returns, in order, nil for each committed partial or the error that stopped it.
+    package static func commit(
+        _ partials: [PartialFile], syncingDirectoriesWith syncDirectory: (Int32) -> Int32 = { fsync($0) }
+    ) -> [CacheError?] {
+        guard let first = partials.first else { return [] }
+        var errors = [CacheError?](repeating: nil, count: partials.count)
+        do throws(SystemError) {
+            let file = FileDescriptor(first.fd, path: first.displayPath)
+            if partials.count == 1 { try file.syncData() } else { try file.syncFileSystem() }
+        } catch {
+            return errors.map { _ in CacheError.system(error) }
+        }
+        var moves = [Move?](repeating: nil, count: partials.count)
+        for (index, partial) in partials.enumerated() {
+            do throws(CacheError) {
+                try checkOnDisk(partial)
+                guard fchmod(partial.fd, fileMode) == 0 else { throw .system(SystemError("chmod", path: partial.displayPath)) }
+                moves[index] = Move(name: partial.partName, path: partial.entry.path)
+            } catch {
+                errors[index] = error
+            }
+        }
+        place(moves, in: first.root, errors: &errors, syncDirectory: syncDirectory) { index in
+            unlinkat(first.root.partialFD, partials[index].recordName, 0)
+        }
+        return errors
+    }
+
+    /// Proves that the bytes on disk are the ones this run wrote and counted (a partial has one writer): the
+    /// partial's name still leads to the open file, which holds exactly the manifest's size. A
+    /// partial truncated or replaced by another writer is never committed.
+    private static func checkOnDisk(_ partial: PartialFile) throws(CacheError) {
+        var open = stat()
+        guard fstat(partial.fd, &open) == 0 else { throw .system(SystemError("stat", path: partial.displayPath)) }
+        var named = stat()
+        guard fstatat(partial.root.partialFD, partial.partName, &named, AT_SYMLINK_NOFOLLOW) == 0 else {
+            throw .partialChanged(path: partial.displayPath, detail: "it was removed")
+        }
+        guard named.st_dev == open.st_dev, named.st_ino == open.st_ino else {
+            throw .partialChanged(path: partial.displayPath, detail: "another file took its name")
+        }
+        guard Int64(open.st_size) == partial.entry.size else {
+            throw .partialChanged(path: partial.displayPath, detail: "\(open.st_size) bytes on disk, expected \(partial.entry.size)")
+        }
+    }
+
+    /// How many empty entries one group commits: each holds no descriptor, so a group can be large.
+    package static let emptyGroupSize = 4096
+
+    /// Makes empty files visible at their entries' paths, as one group like `commit`'s: each created
+    /// afresh in `partial/` (never through an existing inode), one `syncfs`, the renames, then each
+    /// parent directory fsynced once. Returns, in order, each file's state record or why it failed.
+    package static func commitEmpty(
+        _ entries: [ManifestEntry], in root: CacheRoot, syncingDirectoriesWith syncDirectory: (Int32) -> Int32 = { fsync($0) }
+    ) -> [Result<StateIndex.Record, CommitError>] {
+        var results = [Result<StateIndex.Record, CommitError>](repeating: .failure(.mismatch("")), count: entries.count)
+        var moves = [Move?](repeating: nil, count: entries.count)
+        let names = PartialFile.uniqueNames(entries.map(\.path))
+        for (index, entry) in entries.enumerated() {
+            guard entry.crc32 == 0 else {
+                results[index] = .failure(.mismatch(
+                    "the manifest gives size 0 with CRC-32 \(CRC32Text.hex(entry.crc32)), but an empty file's is 00000000"))
+                continue
+            }
+            let name = names[entry.path]! + ".empty"
+            do throws(CacheError) {
+                results[index] = .success(try createEmpty(name, in: root))
+                moves[index] = Move(name: name, path: entry.path)
+            } catch {
+                results[index] = .failure(.local(error))
+            }
+        }
+        guard moves.contains(where: { $0 != nil }) else { return results }
+        do throws(SystemError) {
+            try FileDescriptor(root.partialFD, path: root.path + "/.assetsync/partial").syncFileSystem()
+        } catch {
+            let error = CommitError.local(.system(error))
+            for index in moves.indices where moves[index] != nil {
+                unlinkat(root.partialFD, moves[index]!.name, 0)
+                results[index] = .failure(error)
+            }
+            return results
+        }
+        var errors = [CacheError?](repeating: nil, count: entries.count)
+        place(moves, in: root, errors: &errors, syncDirectory: syncDirectory) { _ in }
+        for index in errors.indices {
+            guard let error = errors[index] else { continue }
+            results[index] = .failure(.local(error))
+            unlinkat(root.partialFD, moves[index]!.name, 0)  // still there when the rename failed
+        }
+        return results
+    }
+
+    /// Creates the empty file `name` in `partial/` with the committed mode, removing (by name) any
+    /// leftover of that name first; returns the state record it will have once renamed.
+    private static func createEmpty(_ name: String, in root: CacheRoot) throws(CacheError) -> StateIndex.Record {
+        let display = root.path + "/.assetsync/partial/" + name
+        var fd = openat(root.partialFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, fileMode)
+        if fd < 0, errno == EEXIST, unlinkat(root.partialFD, name, 0) == 0 {
+            fd = openat(root.partialFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, fileMode)
+        }
+        guard fd >= 0 else { throw .system(SystemError("open", path: display)) }
+        defer { close(fd) }
+        var status = stat()
+        guard fchmod(fd, fileMode) == 0, fstat(fd, &status) == 0 else { throw .system(SystemError("chmod", path: display)) }
+        return StateIndex.Record(LocalItem(status), crc32: 0)
+    }
+
+    /// A file in `partial/` and the entry path it becomes.
+    private struct Move {
+        var name: String
+        var path: String
+    }
+
+    /// Renames each move's file from `partial/` to its path, then fsyncs each parent directory once.
+    /// A failed directory fsync fails exactly the files renamed into that directory, and the error
+    /// names that directory. `renamed` is called for each file once it is in place.
+    private static func place(
+        _ moves: [Move?], in root: CacheRoot, errors: inout [CacheError?], syncDirectory: (Int32) -> Int32,
+        renamed: (Int) -> Void
+    ) {
+        var parents: [Substring: Int32] = [:]
+        defer { for fd in parents.values { close(fd) } }
+        /// For each parent directory, the indexes of the files renamed into it.
+        var placed: [Substring: [Int]] = [:]
+        for (index, move) in moves.enumerated() {
+            guard let move else { continue }
+            let parentPath = PathName.split(move.path).parent ?? ""
+            do throws(CacheError) {
+                let parent: Int32
+                if let open = parents[parentPath] {
+                    parent = open
+                } else {
+                    parent = try root.openParent(of: move.path)
+                    parents[parentPath] = parent
+                }
+                try rename(move.name, from: root.partialFD, to: move.path, in: parent, root: root)
+                placed[parentPath, default: []].append(index)
+                renamed(index)
+            } catch {
+                errors[index] = error
+            }
+        }
+        for (parentPath, indexes) in placed where syncDirectory(parents[parentPath]!) != 0 {
+            let code = errno
+            let error = CacheError.system(
+                SystemError("fsync", path: parentPath.isEmpty ? root.path : root.path + "/" + parentPath, code: code))
+            for index in indexes { errors[index] = error }
+        }
+    }
+
+    /// Renames `name` in `directory` to the last component of `path` in `parent`; a directory in its place is an obstruction.
+    private static func rename(
+        _ name: String, from directory: Int32, to path: String, in parent: Int32, root: CacheRoot
+    ) throws(CacheError) {
+        let base = String(PathName.split(path).name)
+        let display = root.path + "/" + path
+        var status = stat()
+        if fstatat(parent, base, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            throw .obstructed(path: display, by: .directory)
+        }
+        guard renameat(directory, name, parent, base) == 0 else { throw .system(SystemError("rename", path: display)) }
+    }
+}
+
+/// Why a commit did not happen.
+package enum CommitError: Error, Equatable {
+    /// The bytes are not the manifest's: discard them.
+    case mismatch(String)
+    case local(CacheError)
+}

@@ -1,0 +1,65 @@
+public import AssetSyncModel
+public import AssetSyncSystem
+import Glibc
+
+/// Describes a directory tree as a manifest (`assetsync manifest`): every regular file's
+/// size and CRC-32, entries sorted by path bytes, so that a rerun over the same files
+/// gives the same manifest.
+public enum DirectoryDescription {
+    public enum Problem: Error, Equatable {
+        /// The base URL breaks the manifest's rules; the text says which.
+        case base(String)
+        case scan(SystemError)
+        /// A file whose path no manifest may hold.
+        case unrepresentable(path: String, rule: String)
+        case read(SystemError)
+    }
+
+    /// Walks `directory` (no symlink followed, `.assetsync/` skipped) and computes every
+    /// file's size (as read) and CRC-32 in parallel.
+    public static func describe(_ directory: String, base: String) throws(Problem) -> Manifest {
+        var builder = ManifestBuilder(manifestName: "--base", style: .xml)
+        do { try builder.setBase(base, at: SourcePosition(line: 1, column: 1)) } catch {
+            throw .base(error.problem + (error.value.map { ": " + $0 } ?? ""))
+        }
+        let listing: CacheListing
+        do { listing = try CacheScanner.scan(root: directory) } catch { throw .scan(error) }
+        if let twin = listing.twins.first {
+            throw .unrepresentable(path: twin.path, rule: "path is another Unicode normalization form of a path already listed")
+        }
+        let paths = listing.items.filter { $0.value.kind == .regular }.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        for path in paths {
+            do { _ = try ManifestRules.path(path) } catch { throw .unrepresentable(path: path, rule: error.problem) }
+        }
+        let sums = try checksums(paths.map { directory + "/" + $0 })
+        return Manifest(base: base, entries: zip(paths, sums).map { ManifestEntry(path: $0, size: $1.size, crc32: $1.crc) })
+    }
+
+    /// Each file's CRC-32 and the bytes read, one worker per core; opened without following a symlink.
+    private static func checksums(_ files: [String]) throws(Problem) -> [(crc: UInt32, size: Int64)] {
+        let sums = ParallelReader.map(files.count, placeholder: Result<Sum, SystemError>.failure(SystemError("read", code: EIO))) {
+            index, buffer in
+            let fd = open(files[index], O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { return .failure(SystemError("open", path: files[index])) }
+            defer { close(fd) }
+            return Result { () throws(SystemError) in
+                let size = Int64(try FileDescriptor(fd, path: files[index]).status().st_size)
+                return Sum(crc: try CRC32.of(fd: fd, length: size, buffer: buffer, path: files[index]), size: size)
+            }
+        }
+        var out: [(crc: UInt32, size: Int64)] = []
+        out.reserveCapacity(sums.count)
+        for sum in sums {
+            switch sum {
+            case .success(let value): out.append((value.crc, value.size))
+            case .failure(let error): throw .read(error)
+            }
+        }
+        return out
+    }
+
+    private struct Sum: Sendable {
+        var crc: UInt32
+        var size: Int64
+    }
+}

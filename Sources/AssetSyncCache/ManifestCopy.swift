@@ -1,0 +1,61 @@
+import AssetSyncModel
+package import AssetSyncSystem
+import Glibc
+
+/// The last copy of a remote manifest, kept in `.assetsync/manifest` with where it came
+/// from and its validators in `.assetsync/manifest.meta`, so that the next fetch can ask
+/// conditionally.
+package enum ManifestCopy {
+    static let fileName = "manifest"
+    static let metaName = "manifest.meta"
+    /// The most bytes `manifest.meta` may have: a URL and two validators fit many times over.
+    static let metaSizeLimit = 64 << 10
+
+    /// Where the copy came from, and its validators.
+    package struct Meta: Equatable {
+        package var url: String
+        package var etag: String?
+        package var lastModified: String?
+
+        package init(url: String, etag: String?, lastModified: String?) {
+            self.url = url
+            self.etag = etag
+            self.lastModified = lastModified
+        }
+    }
+
+    /// The path of the copy.
+    package static func path(in root: CacheRoot) -> String { root.path + "/" + CacheRoot.metadataName + "/" + fileName }
+
+    /// The meta of the copy, or nil when either is missing, not a regular file, or torn.
+    package static func meta(in root: CacheRoot) -> Meta? {
+        guard let bytes = AtomicFile.read(metaName, in: root.metadataFD, limit: metaSizeLimit),
+              let fields = KeyValueRecord.decode(String(decoding: bytes, as: UTF8.self))
+        else { return nil }
+        // A 304 makes the copy the manifest, so it must be a regular file (a FIFO there would block its reader).
+        var status = stat()
+        guard let url = fields["url"], fstatat(root.metadataFD, fileName, &status, AT_SYMLINK_NOFOLLOW) == 0,
+              status.st_mode & S_IFMT == S_IFREG
+        else { return nil }
+        return Meta(url: url, etag: fields["etag"], lastModified: fields["last-modified"])
+    }
+
+    /// A fresh temporary file beside the copy, for one fetch attempt.
+    package static func createTemporary(in root: CacheRoot) throws(SystemError) -> AtomicFile.Temporary {
+        try AtomicFile.createTemporary(for: fileName, in: root.metadataFD, mode: 0o600, display: root.path + "/" + CacheRoot.metadataName)
+    }
+
+    /// Removes the temporary file `name` (what an attempt that was not kept left).
+    package static func removeTemporary(_ name: String, in root: CacheRoot) { unlinkat(root.metadataFD, name, 0) }
+
+    /// Moves the fresh copy in the temporary file `name` into place, then writes its meta (so a crash
+    /// between leaves an old ETag: a full fetch next time).
+    package static func keep(temporary name: String, meta: Meta, in root: CacheRoot) throws(SystemError) {
+        let display = root.path + "/" + CacheRoot.metadataName
+        guard renameat(root.metadataFD, name, root.metadataFD, fileName) == 0 else {
+            throw SystemError("rename", path: display + "/" + fileName)
+        }
+        let text = KeyValueRecord.encode([("url", meta.url), ("etag", meta.etag), ("last-modified", meta.lastModified)])
+        try AtomicFile.replace(metaName, in: root.metadataFD, with: Array(text.utf8), display: display)
+    }
+}

@@ -1,0 +1,181 @@
+package import AssetSyncModel
+package import AssetSyncSystem
+import Glibc
+
+/// One in-flight download in `DEST/.assetsync/partial/`: the bytes so far
+/// (`<name>.part`), the running CRC-32 over exactly those bytes, and the
+/// resume record (`<name>.resume`) that says which entry they belong to, with
+/// the transfer layer's fields (which version of the file), kept unread.
+package final class PartialFile {
+    package let root: CacheRoot
+    package let entry: ManifestEntry
+    package let name: String
+    package let fd: Int32
+    /// Bytes written so far; the next byte goes at this offset.
+    package private(set) var offset: Int64 = 0
+    package private(set) var crc = CRC32()
+    /// Where the bytes not yet handed to writeback begin.
+    private var writebackStart: Int64 = 0
+    /// The transfer layer's fields of the resume record found when the partial was opened;
+    /// nil when the bytes started from zero.
+    package private(set) var resumeFields: [String: String]?
+
+    var partName: String { name + ".part" }
+    var recordName: String { name + ".resume" }
+    package var displayPath: String { root.path + "/.assetsync/partial/" + partName }
+
+    /// Opens the partial for `entry` and takes its lock: a partial has one writer, so one that
+    /// another process holds locked is left alone, never truncated. A record of the same entry
+    /// whose fields `resumable` accepts continues from the bytes on disk (re-read to rebuild the
+    /// CRC); anything else starts from zero.
+    package init(
+        root: CacheRoot, entry: ManifestEntry, name: String, buffer: UnsafeMutableRawBufferPointer,
+        resumable: ([String: String]) -> Bool
+    ) throws(CacheError) {
+        self.root = root
+        self.entry = entry
+        self.name = name
+        fd = try Self.openLocked(in: root, name + ".part")
+        let path = root.path + "/.assetsync/partial/" + name + ".part"
+        do throws(SystemError) {
+            var status = stat()
+            guard fstat(fd, &status) == 0 else { throw SystemError("stat", path: path) }
+            let onDisk = Int64(status.st_size)
+            if let fields = Self.resumeFields(root: root, name: name, entry: entry), resumable(fields),
+               onDisk > 0, onDisk <= entry.size {
+                resumeFields = fields
+                crc = CRC32(resumingFrom: try CRC32.of(fd: fd, length: onDisk, buffer: buffer, path: path))
+                offset = onDisk
+                writebackStart = onDisk
+            } else {
+                try restart()
+            }
+        } catch {
+            throw .system(error)
+        }
+    }
+
+    /// Opens `partName` for writing with an exclusive lock, without following a link or blocking.
+    /// Anything but a regular file with one link (a FIFO, a hard link planted to make assetsync
+    /// write elsewhere) is unlinked, by name only, and created afresh.
+    private static func openLocked(in root: CacheRoot, _ partName: String) throws(CacheError) -> Int32 {
+        let display = root.path + "/.assetsync/partial/" + partName
+        for _ in 0..<4 {
+            let fd = openat(root.partialFD, partName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+            guard fd >= 0 else {
+                guard errno == ELOOP || errno == ENXIO, unlinkat(root.partialFD, partName, 0) == 0 else {
+                    throw .system(SystemError("open", path: display))
+                }
+                continue
+            }
+            if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                let error: CacheError = errno == EWOULDBLOCK ? .partialInUse(path: display) : .system(SystemError("lock", path: display))
+                close(fd)
+                throw error
+            }
+            var status = stat()
+            guard fstat(fd, &status) == 0 else {
+                let error = SystemError("stat", path: display)
+                close(fd)
+                throw .system(error)
+            }
+            if status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1 { return fd }
+            close(fd)
+            guard unlinkat(root.partialFD, partName, 0) == 0 else { throw .system(SystemError("unlink", path: display)) }
+        }
+        throw .system(SystemError("open", path: display, code: ELOOP))
+    }
+
+    deinit { close(fd) }
+
+    /// Drops every byte and the record: the next response must start from zero.
+    package func restart() throws(SystemError) {
+        guard ftruncate(fd, 0) == 0 else { throw SystemError("truncate", path: displayPath) }
+        offset = 0
+        writebackStart = 0
+        crc = CRC32()
+        resumeFields = nil
+        unlinkat(root.partialFD, recordName, 0)
+    }
+
+    /// Writes `bytes` at the current offset and folds them into the CRC.
+    package func append(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+        try FileDescriptor(fd, path: displayPath).writeAll(bytes, at: offset)
+        crc.update(bytes)
+        offset += Int64(bytes.count)
+        if offset - writebackStart >= Self.writebackInterval {
+            // Start writing the last stretch to disk now, so the fsync at commit has little left to do
+            // and dirty pages never pile up in memory.
+            FileDescriptor(fd).startWriteback(from: writebackStart, length: offset - writebackStart)
+            writebackStart = offset
+        }
+    }
+
+    /// How many bytes are written between two writeback starts.
+    static let writebackInterval: Int64 = 8 << 20
+
+    /// Saves the resume record (this entry, then the transfer layer's `fields`) under a fresh name
+    /// renamed over the old one, without fsync: a record lost in a crash only costs a fresh start.
+    package func saveResume(_ fields: [(key: String, value: String?)]) throws(SystemError) {
+        try AtomicFile.replace(
+            recordName, in: root.partialFD, with: Array(Self.encodeResume(fields, for: entry).utf8), mode: 0o600, durable: false,
+            display: root.path + "/" + CacheRoot.metadataName + "/" + CacheRoot.partialName)
+    }
+
+    /// Removes the partial and its record for good, as after a final CRC mismatch.
+    package func discard() {
+        unlinkat(root.partialFD, partName, 0)
+        unlinkat(root.partialFD, recordName, 0)
+        offset = 0
+        writebackStart = 0
+        crc = CRC32()
+        resumeFields = nil
+    }
+
+    static let resumeHeader = "assetsync-resume 1"
+    /// The most bytes a resume record may have: a path, a URL, two validators and numbers fit many times over.
+    static let resumeSizeLimit = 64 << 10
+
+    /// A resume record's text: the entry's path, size and CRC-32, then `fields`.
+    static func encodeResume(_ fields: [(key: String, value: String?)], for entry: ManifestEntry) -> String {
+        KeyValueRecord.encode(
+            [("path", entry.path), ("size", "\(entry.size)"), ("crc32", CRC32Text.hex(entry.crc32))] + fields, header: resumeHeader)
+    }
+
+    /// The fields of a resume record of `entry`; nil for anything torn, foreign or of another entry.
+    static func decodeResume(_ text: String, for entry: ManifestEntry) -> [String: String]? {
+        guard let fields = KeyValueRecord.decode(text, header: resumeHeader), fields["path"] == entry.path,
+              fields["size"].flatMap({ Int64($0) }) == entry.size, fields["crc32"].flatMap({ UInt32($0, radix: 16) }) == entry.crc32
+        else { return nil }
+        return fields
+    }
+
+    /// The resume record of the partial `name` if it is `entry`'s; nil when it is missing, torn, foreign or oversized.
+    package static func resumeFields(root: CacheRoot, name: String, entry: ManifestEntry) -> [String: String]? {
+        AtomicFile.read(name + ".resume", in: root.partialFD, limit: resumeSizeLimit)
+            .flatMap { String(validating: $0, as: UTF8.self) }
+            .flatMap { decodeResume($0, for: entry) }
+    }
+
+    /// The name of an entry's partial: a 64-bit FNV-1a of its path's canonical form, in hex, so that
+    /// paths `String` calls equal (NFC and NFD spellings) have one partial name.
+    package static func name(for path: String) -> String {
+        HexDigits.padded(CanonicalPath.withBytes(of: path) { FNV1a.hash($0) }, width: 16)
+    }
+
+    /// Partial names from each path's hash, with a suffix in the unlikely event of a collision.
+    package static func uniqueNames(_ paths: [String]) -> [String: String] {
+        var names: [String: String] = [:]
+        var taken = Set<String>()
+        for path in paths {
+            var name = PartialFile.name(for: path)
+            var suffix = 1
+            while !taken.insert(name).inserted {
+                name = PartialFile.name(for: path) + "-\(suffix)"
+                suffix += 1
+            }
+            names[path] = name
+        }
+        return names
+    }
+}

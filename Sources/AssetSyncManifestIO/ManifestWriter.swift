@@ -1,0 +1,49 @@
+public import AssetSyncModel
+
+/// A manifest as XML or JSON text, for the publishing side (`assetsync manifest`).
+public enum ManifestWriter {
+    public enum Format: String, Sendable { case xml, json }
+
+    /// The manifest as text in `format`.
+    public static func render(_ manifest: Manifest, as format: Format) -> String {
+        var out = ""
+        switch format {
+        case .xml:
+            out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            out += "<manifest version=\"\(manifest.version)\"" + (manifest.base.map { " base=\"\(xmlEscaped($0))\"" } ?? "") + ">\n"
+            for entry in manifest.entries {
+                out += "  <file path=\"\(xmlEscaped(entry.path))\" size=\"\(entry.size)\" crc32=\"\(CRC32Text.hex(entry.crc32))\"/>\n"
+            }
+            out += "</manifest>\n"
+        case .json:
+            out += "{\"version\": \(manifest.version),"
+            if let base = manifest.base {
+                out += " \"base\": "
+                JSONLine.appendQuoted(base, to: &out)
+                out += ","
+            }
+            out += " \"files\": ["
+            for (index, entry) in manifest.entries.enumerated() {
+                out += index == 0 ? "\n  {\"path\": " : ",\n  {\"path\": "
+                JSONLine.appendQuoted(entry.path, to: &out)
+                out += ", \"size\": \(entry.size), \"crc32\": \"\(CRC32Text.hex(entry.crc32))\"}"
+            }
+            out += manifest.entries.isEmpty ? "]}\n" : "\n]}\n"
+        }
+        return out
+    }
+
+    static func xmlEscaped(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,50 @@
+/// What a pull did with one manifest entry.
+public struct FileResult: Sendable, Equatable {
+    public enum Outcome: Sendable, Equatable {
+        /// Downloaded, verified and committed.
+        case committed
+        /// Already present and proven by its CRC-32.
+        case current
+        case failed(Failure)
+        /// Stopped by a signal; the partial is kept for resume.
+        case interrupted
+    }
+
+    public var path: String
+    public var size: Int64
+    /// What the plan said: new, changed or check.
+    public var action: SyncPlan.Action
+    public var outcome: Outcome
+    public var attempts: Int
+    /// Body bytes this run received for the file, over every attempt and whatever the outcome:
+    /// what went over the wire, discarded copies included.
+    public var transferred: Int64
+
+    public init(path: String, size: Int64, action: SyncPlan.Action, outcome: Outcome, attempts: Int = 0, transferred: Int64 = 0) {
+        self.path = path
+        self.size = size
+        self.action = action
+        self.outcome = outcome
+        self.attempts = attempts
+        self.transferred = transferred
+    }
+}
+
+/// Why a file could not be synced, in words a person can act on.
+public struct Failure: Error, Sendable, Equatable {
+    /// A local problem (disk, permissions) rather than a network or server one.
+    public var isLocal: Bool
+    public var reason: String
+    public var httpStatus: Int?
+    public var url: String?
+    /// What else can be done about it, for the command line to word.
+    public var remedy: Remedy?
+
+    public init(isLocal: Bool, reason: String, httpStatus: Int? = nil, url: String? = nil, remedy: Remedy? = nil) {
+        self.isLocal = isLocal
+        self.reason = reason
+        self.httpStatus = httpStatus
+        self.url = url
+        self.remedy = remedy
+    }
+}

@@ -1,0 +1,167 @@
+/// Gathers the entries a reader has checked one by one, then applies the
+/// rules that span entries: URL resolution against `base`, duplicate paths
+/// (canonically equivalent ones too), and a path that is also another entry's directory.
+package struct ManifestBuilder {
+    /// How errors name an entry: by position in XML, by index in JSON.
+    package enum Style { case xml, json }
+
+    package let manifestName: String
+    package let style: Style
+    package private(set) var version: Int?
+    package private(set) var base: String?
+    /// `base` taken apart, for resolving relative URLs against it.
+    private var baseParts: URLRules.Parts?
+    private var entries: [ManifestEntry] = []
+    private var positions: [SourcePosition] = []
+    private var paths = PathIndex()
+    /// The entries with a relative url or mirror, in order.
+    private var relativeURLEntries: [Int] = []
+
+    /// The bytes per entry assumed when sizing the arrays from the manifest's size. Realistic
+    /// entries take 90-110 bytes (the shortest possible, about 40), so this errs towards room to
+    /// spare, which costs nothing: memory reserved but never used is never touched. A manifest
+    /// of shorter entries only regrows its arrays, as without the estimate.
+    static let typicalEntryBytes: Int64 = 64
+
+    /// `input`'s size, when known, sizes the entry arrays.
+    package init(manifestName: String, style: Style, sizeHint: Int64? = nil) {
+        self.manifestName = manifestName
+        self.style = style
+        if let sizeHint {
+            let expected = Int(min(sizeHint, Manifest.sizeLimit) / Self.typicalEntryBytes)
+            entries.reserveCapacity(expected)
+            positions.reserveCapacity(expected)
+            paths = PathIndex(capacity: expected)
+        }
+    }
+
+    package var entryCount: Int { entries.count }
+
+    func entryName(_ index: Int) -> String {
+        switch style {
+        case .xml: return "<file>"
+        case .json: return "files[\(index)]"
+        }
+    }
+
+    /// An error at `position`, about entry `index` when there is one.
+    package func error(_ violation: RuleViolation, at position: SourcePosition?, entry index: Int? = nil) -> ManifestError {
+        ManifestError(
+            manifest: manifestName, position: position, entry: index.map(entryName),
+            problem: violation.problem, value: violation.value)
+    }
+
+    package mutating func setVersion(_ text: String, at position: SourcePosition) throws(ManifestError) {
+        do { version = try ManifestRules.version(text) } catch { throw self.error(error, at: position) }
+    }
+
+    package mutating func setBase(_ text: String, at position: SourcePosition) throws(ManifestError) {
+        do throws(RuleViolation) {
+            let parts = try URLRules.parse(text, field: "base")
+            guard parts.rest.isEmpty, parts.path.hasSuffix("/"), text.hasSuffix("/") else {
+                throw RuleViolation(
+                    "base must end with \"/\" (entries are fetched at base + path)", value: QuotedValue.quote(text))
+            }
+            base = text
+            baseParts = parts
+        } catch {
+            throw self.error(error, at: position)
+        }
+    }
+
+    /// Adds an entry whose fields have each passed their rule; URLs may still be relative.
+    /// Its path is indexed now, and checked against the others in `finish()`.
+    package mutating func add(_ entry: consuming ManifestEntry, urlsAreAbsolute: Bool, at position: SourcePosition) {
+        if !urlsAreAbsolute { relativeURLEntries.append(entries.count) }
+        entries.append(entry)
+        positions.append(position)
+        entries.withUnsafeBufferPointer { paths.add($0.count - 1, of: $0) }
+    }
+
+    package mutating func finish() throws(ManifestError) -> Manifest {
+        guard let version else {
+            throw ManifestError(manifest: manifestName, problem: "the manifest has no version (expected \(Manifest.supportedVersion))")
+        }
+        try resolveURLs()
+        try checkPathsAreUnique()
+        return Manifest(version: version, base: base, entries: entries)
+    }
+
+    /// Resolves relative URLs against `base`, in entry order. With a base, only the entries
+    /// that have a relative URL are visited: no other can change or fail.
+    private mutating func resolveURLs() throws(ManifestError) {
+        if base != nil {
+            for index in relativeURLEntries { try resolveURLs(ofEntry: index) }
+            return
+        }
+        for index in entries.indices {
+            if entries[index].url == nil {
+                throw error(
+                    RuleViolation("has no url, and the manifest has no base to fetch it from"),
+                    at: positions[index], entry: index)
+            }
+            if !relativeURLEntries.isEmpty { try resolveURLs(ofEntry: index) }
+        }
+    }
+
+    private mutating func resolveURLs(ofEntry index: Int) throws(ManifestError) {
+        if let url = entries[index].url, !URLRules.hasScheme(url) {
+            entries[index].url = try resolved(url, field: "url", entry: index)
+        }
+        for mirror in entries[index].mirrors.indices where !URLRules.hasScheme(entries[index].mirrors[mirror]) {
+            entries[index].mirrors[mirror] = try resolved(entries[index].mirrors[mirror], field: "mirror url", entry: index)
+        }
+    }
+
+    /// The relative `url` resolved against `base`.
+    private func resolved(_ url: String, field: String, entry index: Int) throws(ManifestError) -> String {
+        guard let baseParts else {
+            throw error(
+                RuleViolation("\(field) is relative, but the manifest has no base", value: QuotedValue.quote(url)),
+                at: positions[index], entry: index)
+        }
+        do {
+            return try URLRules.resolve(url, against: baseParts, field: field)
+        } catch {
+            throw self.error(error, at: positions[index], entry: index)
+        }
+    }
+
+    /// No two entries share a path, and no entry's path is a directory of another's.
+    private func checkPathsAreUnique() throws(ManifestError) {
+        let problem = entries.withUnsafeBufferPointer { paths.firstProblem(in: $0) }
+        switch problem {
+        case nil:
+            return
+        case let .duplicate(index, earlier)?:
+            // Canonically equivalent but not the same bytes: one name in NFC and NFD, which look alike.
+            let spelling = entries[index].path.utf8.elementsEqual(entries[earlier].path.utf8)
+                ? "" : ", in another Unicode normalization form"
+            throw error(
+                RuleViolation(
+                    "path is listed twice (also \(describe(earlier))\(spelling))", value: QuotedValue.quote(entries[index].path)),
+                at: positions[index], entry: index)
+        case let .directoryOfAnother(index, other)?:
+            throw error(
+                RuleViolation(
+                    "path is a file here but a directory of \(QuotedValue.quote(entries[other].path)) (\(describe(other)))",
+                    value: QuotedValue.quote(entries[index].path)),
+                at: positions[index], entry: index)
+        case let .directorySpelledTwice(index, other, directory)?:
+            let spelling = PathIndex.directories(directory, of: entries[index].path)
+            throw error(
+                RuleViolation(
+                    "path's directory \(QuotedValue.quote(spelling)) is spelled in another Unicode normalization form in "
+                        + "\(QuotedValue.quote(entries[other].path)) (\(describe(other)))",
+                    value: QuotedValue.quote(entries[index].path)),
+                at: positions[index], entry: index)
+        }
+    }
+
+    private func describe(_ index: Int) -> String {
+        switch style {
+        case .xml: return "at \(positions[index])"
+        case .json: return "at files[\(index)]"
+        }
+    }
+}

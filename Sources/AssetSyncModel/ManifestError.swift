@@ -1,0 +1,59 @@
+/// Why a manifest was refused: which manifest, where in it, which field,
+/// which rule, and the offending value.
+public struct ManifestError: Error, Equatable, CustomStringConvertible {
+    /// The manifest as the user named it (a path, a URL, or "<stdin>").
+    public var manifest: String
+    public var position: SourcePosition?
+    /// The entry, when the problem is in one: "<file>" in XML, "files[3]" in JSON.
+    public var entry: String?
+    /// The problem, already phrased with its field: `path must not be absolute`.
+    public var problem: String
+    /// The offending value, quoted and shortened for display.
+    public var value: String?
+
+    public init(
+        manifest: String, position: SourcePosition? = nil, entry: String? = nil,
+        problem: String, value: String? = nil
+    ) {
+        self.manifest = manifest
+        self.position = position
+        self.entry = entry
+        self.problem = problem
+        self.value = value
+    }
+
+    public var description: String {
+        var text = manifest
+        if let position { text += ":\(position.line):\(position.column)" }
+        text += ": "
+        if let entry { text += "\(entry): " }
+        text += problem
+        if let value { text += ": \(value)" }
+        return text
+    }
+}
+
+/// A line and column (both from 1) in a manifest's decompressed text.
+public struct SourcePosition: Equatable, Sendable, CustomStringConvertible {
+    public var line: Int
+    public var column: Int
+
+    public init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
+
+    public var description: String { "line \(line), column \(column)" }
+}
+
+/// A broken rule, before the reader adds where it happened.
+package struct RuleViolation: Error, Equatable {
+    /// Phrased with the field first: `size must not be negative`.
+    package var problem: String
+    package var value: String?
+
+    package init(_ problem: String, value: String? = nil) {
+        self.problem = problem
+        self.value = value
+    }
+}

@@ -1,0 +1,64 @@
+public import AssetSyncCache
+public import AssetSyncModel
+public import AssetSyncSystem
+import Glibc
+
+/// Proves files by reading them and computing their CRC-32, on all cores.
+public enum ContentCheck {
+    /// What reading one entry's file found.
+    public enum Verdict: Equatable, Sendable {
+        /// Its bytes match: the record to keep in the state index, from the `fstat` taken before reading.
+        case proven(StateIndex.Record)
+        case missing
+        case notARegularFile
+        case wrongSize(Int64)
+        case wrongCRC(UInt32)
+        case unreadable(SystemError)
+
+        public var proof: StateIndex.Record? {
+            if case .proven(let record) = self { return record }
+            return nil
+        }
+    }
+
+    /// The verdict on each entry's file, read in parallel by one worker per core.
+    public static func verdicts(of entries: [ManifestEntry], in root: CacheRoot) -> [Verdict] {
+        ParallelReader.map(entries.count, placeholder: .missing) { index, buffer in
+            verdict(on: entries[index], in: root, buffer: buffer)
+        }
+    }
+
+    /// Reads the regular file at the entry's path, never through a symlink.
+    package static func verdict(on entry: ManifestEntry, in root: CacheRoot, buffer: UnsafeMutableRawBufferPointer) -> Verdict {
+        let display = root.path + "/" + entry.path
+        let parent: Int32
+        do {
+            parent = try root.openParent(of: entry.path, creating: false)
+        } catch {
+            if case .system(let failure) = error, failure.code != ENOENT, failure.code != ENOTDIR, failure.code != ELOOP {
+                return .unreadable(failure)
+            }
+            return .missing
+        }
+        defer { close(parent) }
+        let name = String(entry.path.split(separator: "/").last!)
+        let fd = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            switch errno {
+            case ENOENT: return .missing
+            case ELOOP: return .notARegularFile
+            default: return .unreadable(SystemError("open", path: display))
+            }
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return .unreadable(SystemError("stat", path: display)) }
+        guard status.st_mode & S_IFMT == S_IFREG else { return .notARegularFile }
+        guard Int64(status.st_size) == entry.size else { return .wrongSize(Int64(status.st_size)) }
+        posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
+        let crc: UInt32
+        do { crc = try CRC32.of(fd: fd, length: entry.size, buffer: buffer, path: display) } catch { return .unreadable(error) }
+        guard crc == entry.crc32 else { return .wrongCRC(crc) }
+        return .proven(StateIndex.Record(LocalItem(status), crc32: entry.crc32))
+    }
+}

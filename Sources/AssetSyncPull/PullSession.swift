@@ -1,0 +1,190 @@
+public import AssetSyncCache
+public import AssetSyncModel
+public import AssetSyncSystem
+public import AssetSyncTransfer
+import Glibc
+
+/// One `pull`: plan against the cache, prove same-size files by CRC, create
+/// empty files, download the rest in parallel, and report each file.
+public struct PullSession {
+    public let manifest: Manifest
+    public let root: CacheRoot
+    public let options: TransferOptions
+    /// The one sink of everything the pull does, file by file.
+    public let events: any PullEvents
+    /// Stops the transfers (keeping partials) when a stop is requested.
+    public let stop: StopSource
+    /// Monotonic seconds, for retries, stalls, progress and commit groups.
+    public let clock: @Sendable () -> Double
+
+    public init(
+        manifest: Manifest, root: CacheRoot, options: TransferOptions, events: any PullEvents, stop: StopSource,
+        clock: @escaping @Sendable () -> Double = MonotonicClock.now
+    ) {
+        self.clock = clock
+        self.manifest = manifest
+        self.root = root
+        self.options = options
+        self.events = events
+        self.stop = stop
+    }
+
+    /// How the run ended, with every file's result.
+    public struct Outcome: Sendable {
+        public var results: [FileResult]
+        /// Files `--delete` removed, and those it could not.
+        public var deletion = ExtraRemoval.Outcome()
+        public var interrupted: Bool
+        /// A local failure (disk full, I/O error) stopped the run early.
+        public var stoppedByLocalError: Bool
+    }
+
+    /// Why a pull could not start.
+    public enum StartError: Error {
+        case scan(SystemError)
+        case state(SystemError)
+        /// The bytes still to fetch (less those already in partials, plus a margin) exceed the free space.
+        case notEnoughSpace(DiskSpace.Shortfall)
+        /// `--delete` on a directory no earlier run completed in (it has no committed state index).
+        case deleteInUnmanagedDirectory
+        /// `--delete` would remove more files than `--max-delete` allows.
+        case tooManyDeletions(count: Int, maximum: Int)
+    }
+
+    /// Runs the pull. With `verifyAll`, the state index is ignored and every present
+    /// file of the right size is read and proven again. With `deleteUpTo`, files the
+    /// manifest does not list are removed afterwards, unless there are more than that.
+    public func run(verifyAll: Bool = false, deleteUpTo maximumDeletions: Int? = nil) throws(StartError) -> Outcome {
+        // Read under the lock: only a run that got as far as saving an index leaves one, so it also
+        // says whether DEST is managed (`--delete`).
+        let committed = StateIndex.committed(in: root)
+        let previous = committed ?? StateIndex()
+        let plan: SyncPlan
+        do {
+            plan = SyncPlan(manifest: manifest, cache: try CacheScanner.scan(root: root.path), state: verifyAll ? nil : previous)
+        } catch { throw .scan(error) }
+        events.planned(plan)
+        var extras = plan.items.filter { $0.action == .extra }.map(\.path)
+        var deletion = ExtraRemoval.Outcome()
+        if let maximumDeletions {
+            guard committed != nil || extras.isEmpty else { throw .deleteInUnmanagedDirectory }
+            guard extras.count <= maximumDeletions else { throw .tooManyDeletions(count: extras.count, maximum: maximumDeletions) }
+            let directoriesAtFiles = plan.items.filter { $0.action == .changed && $0.local?.kind == .directory }.map(\.path)
+            (deletion, extras) = ExtraRemoval.clearObstructions(
+                extras: extras, directoriesAtFiles: directoriesAtFiles, manifestPaths: manifest.entries.map(\.path), in: root)
+            for path in deletion.removed { events.deleted(path: path) }
+        }
+        let kept = PartialDirectory.sweep(root, entries: Dictionary(manifest.entries.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a }))
+        var proofs: [String: StateIndex.Record] = [:]
+        proofs.reserveCapacity(manifest.entries.count)
+        /// Proofs taken over from the previous index unchanged.
+        var carried = 0
+        var results: [FileResult] = []
+        var requests: [TransferEngine.Request] = []
+        // SyncPlan lists the manifest's entries first, in order.
+        let items = zip(manifest.entries, plan.items)
+        var toRead: [ManifestEntry] = []
+        for (entry, item) in items {
+            switch item.action {
+            case .current:
+                proofs[entry.path] = previous.records[entry.path]
+                carried += 1
+            case .check: toRead.append(entry)
+            case .new, .changed, .extra: break
+            }
+        }
+        for (entry, verdict) in zip(toRead, ContentCheck.verdicts(of: toRead, in: root)) {
+            proofs[entry.path] = verdict.proof
+        }
+        var empties: [(entry: ManifestEntry, action: SyncPlan.Action)] = []
+        for (entry, item) in items {
+            if item.action == .current || item.action == .check, proofs[entry.path] != nil {
+                finish(FileResult(path: entry.path, size: entry.size, action: item.action, outcome: .current), into: &results)
+            } else if entry.size == 0 {
+                empties.append((entry, item.action))
+            } else {
+                requests.append(TransferEngine.Request(entry: entry, action: item.action, urls: manifest.sources(of: entry)))
+            }
+        }
+        for start in stride(from: 0, to: empties.count, by: Committer.emptyGroupSize) {
+            let group = empties[start..<min(start + Committer.emptyGroupSize, empties.count)]
+            for (empty, outcome) in zip(group, Committer.commitEmpty(group.map(\.entry), in: root)) {
+                let (result, proof) = emptyResult(empty.entry, action: empty.action, outcome)
+                proofs[empty.entry.path] = proof
+                finish(result, into: &results)
+            }
+        }
+        let toFetch = requests.lazy.map(\.entry.size).saturatingSum()
+        let have = requests.lazy.map { kept[$0.entry.path] ?? 0 }.saturatingSum()
+        if let shortfall = DiskSpace.shortfall(in: root.path, toFetch: toFetch, alreadyHave: have) {
+            throw .notEnoughSpace(shortfall)
+        }
+        var ending = TransferEngine.Ending.finished
+        if stop.isRequested() {
+            ending = .interrupted
+            for request in requests {
+                finish(FileResult(path: request.entry.path, size: request.entry.size, action: request.action, outcome: .interrupted), into: &results)
+            }
+        } else if !requests.isEmpty {
+            let (root, options, events, stop, clock) = (self.root, self.options, self.events, self.stop, self.clock)
+            let transferred = JoinableThread.run {
+                let transfers = PullTransfers(requests: requests, root: root, events: events, clock: clock)
+                let engine = TransferEngine(
+                    requests: requests, options: options, delegate: transfers, wakeFD: stop.wakeFD, shouldStop: stop.isRequested,
+                    clock: clock)
+                let ending = engine.run()
+                return (ending: ending, results: engine.results, proofs: transfers.proofs)
+            }
+            ending = transferred.ending
+            results += transferred.results
+            proofs.merge(transferred.proofs) { _, new in new }
+        }
+        // A finished run leaves an index even when it proved nothing: it is what makes DEST managed.
+        let create = committed == nil && ending == .finished
+        do { try saveState(proofs: proofs, previous: previous, fresh: proofs.count != carried, create: create) } catch { throw .state(error) }
+        var outcome = Outcome(results: results, interrupted: ending == .interrupted, stoppedByLocalError: ending == .stoppedByLocalError)
+        if maximumDeletions != nil, ending == .finished, !extras.isEmpty {
+            let rest = ExtraRemoval.remove(extras, in: root)
+            for path in rest.removed { events.deleted(path: path) }
+            deletion.removed += rest.removed
+            deletion.failures += rest.failures
+        }
+        outcome.deletion = deletion
+        return outcome
+    }
+
+    /// Records what this run proved; entries it could not prove keep their old record, whose CRC
+    /// no longer matches a changed entry. Paths the manifest no longer lists are forgotten.
+    /// With `create`, the index is written even when it is unchanged (there is none on disk yet).
+    private func saveState(proofs: [String: StateIndex.Record], previous: StateIndex, fresh: Bool, create: Bool) throws(SystemError) {
+        // Nothing newly proven and every old record still listed: the index on disk stays as it is.
+        if !fresh, !create, proofs.count == previous.records.count { return }
+        var next = StateIndex()
+        next.records.reserveCapacity(manifest.entries.count)
+        for entry in manifest.entries {
+            if let record = proofs[entry.path] ?? previous.records[entry.path] { next.records[entry.path] = record }
+        }
+        if create || next != previous { try next.save(to: root) }
+    }
+
+    private func emptyResult(
+        _ entry: ManifestEntry, action: SyncPlan.Action, _ outcome: Result<StateIndex.Record, CommitError>
+    ) -> (FileResult, StateIndex.Record?) {
+        switch outcome {
+        case .success(let proof):
+            return (FileResult(path: entry.path, size: 0, action: action, outcome: .committed), proof)
+        case .failure(let error):
+            let failure: Failure
+            switch error {
+            case .mismatch(let reason): failure = Failure(isLocal: false, reason: reason)
+            case .local(let error): failure = Failure(isLocal: true, reason: error.description, remedy: error.remedy)
+            }
+            return (FileResult(path: entry.path, size: 0, action: action, outcome: .failed(failure)), nil)
+        }
+    }
+
+    private func finish(_ result: FileResult, into results: inout [FileResult]) {
+        results.append(result)
+        events.finished(result)
+    }
+}

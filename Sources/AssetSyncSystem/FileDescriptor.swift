@@ -1,0 +1,67 @@
+import CSystemShim
+package import Glibc
+
+/// An open file descriptor and the calls assetsync makes on it: each retried on `EINTR`, short
+/// reads and writes continued, and every failure thrown as a `SystemError` naming the call and
+/// the path. It does not own the descriptor: whoever opened it closes it.
+package struct FileDescriptor {
+    package let raw: Int32
+    /// The file's path, for messages.
+    package let path: String?
+
+    package init(_ raw: Int32, path: String? = nil) {
+        self.raw = raw
+        self.path = path
+    }
+
+    /// Writes every byte of `bytes` at the file's position.
+    package func writeAll(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            done += try retryingInterrupts("write", path: path) { write(raw, bytes.baseAddress! + done, bytes.count - done) }
+        }
+    }
+
+    /// Writes every byte of `bytes` starting at `offset`, leaving the file's position alone.
+    package func writeAll(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            done += try retryingInterrupts("write", path: path) {
+                pwrite(raw, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            }
+        }
+    }
+
+    /// Reads up to `buffer.count` bytes at the file's position; 0 at the end of the file.
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
+        try retryingInterrupts("read", path: path) { Glibc.read(raw, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Reads up to `buffer.count` bytes starting at `offset`; 0 at the end of the file.
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
+        try retryingInterrupts("read", path: path) { pread(raw, buffer.baseAddress, buffer.count, off_t(offset)) }
+    }
+
+    /// Makes the file's data durable.
+    package func syncData() throws(SystemError) {
+        _ = try retryingInterrupts("fsync", path: path) { fdatasync(raw) }
+    }
+
+    /// Makes everything written on the descriptor's file system durable at once: one journal
+    /// commit for many files instead of one per file.
+    package func syncFileSystem() throws(SystemError) {
+        _ = try retryingInterrupts("syncfs", path: path) { asc_syncfs(raw) }
+    }
+
+    /// Starts writing `length` bytes from `offset` to disk without waiting for them; only a hint,
+    /// so that a later sync has little left to do and dirty pages do not pile up.
+    package func startWriteback(from offset: Int64, length: Int64) {
+        _ = asc_start_writeback(raw, offset, length)
+    }
+
+    package func status() throws(SystemError) -> stat {
+        var status = stat()
+        _ = try retryingInterrupts("stat", path: path) { fstat(raw, &status) }
+        return status
+    }
+}

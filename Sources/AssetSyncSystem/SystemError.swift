@@ -1,0 +1,38 @@
+import Glibc
+
+/// A failed system call: which call, on which path, and the `errno` it set.
+public struct SystemError: Error, Equatable, CustomStringConvertible {
+    public var call: String
+    public var path: String?
+    public var code: Int32
+
+    /// `code` defaults to the current `errno`.
+    public init(_ call: String, path: String? = nil, code: Int32? = nil) {
+        self.call = call
+        self.path = path
+        self.code = code ?? errno
+    }
+
+    /// The C library's text for the error, such as "No such file or directory".
+    public var reason: String { String(cString: strerror(code)) }
+
+    /// Errors after which no other file can be written either (disk full, quota, I/O error, read-only).
+    public var stopsTheRun: Bool { [ENOSPC, EDQUOT, EIO, EROFS].contains(code) }
+
+    public var description: String {
+        if let path { return "\(call) '\(path)': \(reason)" }
+        return "\(call): \(reason)"
+    }
+}
+
+/// Runs `body` until it stops failing with `EINTR`; any other failure throws a `SystemError`.
+@inline(__always)
+package func retryingInterrupts<T: BinaryInteger>(
+    _ call: String, path: String? = nil, _ body: () -> T
+) throws(SystemError) -> T {
+    while true {
+        let result = body()
+        if result >= 0 { return result }
+        if errno != EINTR { throw SystemError(call, path: path) }
+    }
+}

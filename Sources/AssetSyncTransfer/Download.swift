@@ -1,0 +1,343 @@
+package import AssetSyncModel
+import AssetSyncSystem
+import CCurl
+import CCurlShim
+import Glibc
+
+/// One file's download: its sink, its easy handle, the URLs to try, and
+/// the state of the current attempt. The easy handle's callbacks reach this
+/// owner through their user data. Lives on the transfer thread only.
+package final class Download {
+    package let entry: ManifestEntry
+    let action: SyncPlan.Action
+    let urls: [String]
+    package let sink: any DownloadSink
+    let easy = CurlEasy()
+    private let options: TransferOptions
+    private let clock: () -> Double
+
+    private(set) var urlIndex = 0
+    /// The current URL, after the redirects followed from the mirror being tried.
+    private var route: RequestRoute
+    var currentURL: String { route.url }
+    /// Attempts on the current URL that count against `--retries`.
+    private(set) var attemptsOnURL = 0
+    private(set) var attempts = 0
+    private var crcRestarts = 0
+    /// Which version of the file the bytes in the sink are; nil while they start from zero.
+    private var record: ResumeRecord?
+    /// Whether the reporter has heard of this download starting.
+    var announced = false
+    /// Told when a resume becomes a download from zero with no retry to say so (the bytes dropped).
+    var restarted: ((_ discarded: Int64, _ reason: String) -> Void)?
+    /// Monotonic time before which the next attempt must not start.
+    var notBefore = 0.0
+    /// Body bytes received by this run, across attempts (discarded ones included).
+    private(set) var transferred: Int64 = 0
+
+    // The current attempt.
+    private var head = ResponseHead()
+    private var requestedOffset: Int64 = 0
+    private var bodyAccepted = false
+    private var attemptFailure: AttemptFailure?
+    private var attemptStartOffset: Int64 = 0
+    private var liveness: Liveness
+    /// This download's part of `--limit-rate` while it runs (nil: unlimited).
+    private var rateShare: Int64?
+
+    /// What went wrong inside a callback, decided there and acted on at completion.
+    enum AttemptFailure: Equatable {
+        case httpStatus(Int)
+        case wrongContentRange(String)
+        case unexpectedStatus(Int)
+        case bodyTooLong
+        case stalled(Liveness.Verdict)
+        case local(SystemError)
+    }
+
+    /// What the engine does next with this download.
+    enum Next {
+        case retry(after: Double, reason: String)
+        /// Proven by size and checksum: the delegate commits it.
+        case proven
+        case done(FileResult)
+        /// A local error that stops every transfer.
+        case stopRun(FileResult)
+    }
+
+    /// - Parameter clock: monotonic seconds, for stall checks.
+    init(
+        entry: ManifestEntry, action: SyncPlan.Action, urls: [String], sink: any DownloadSink, options: TransferOptions,
+        clock: @escaping () -> Double
+    ) {
+        self.clock = clock
+        self.entry = entry
+        self.action = action
+        self.urls = urls
+        self.sink = sink
+        record = sink.resumeFields.flatMap(ResumeRecord.init(fields:))
+        self.options = options
+        route = RequestRoute(urls[0], scope: options.credentialScope)
+        liveness = Liveness(silence: options.stallTimeout, minimumRate: options.speedLimit, window: options.speedTime, now: 0)
+        configureHandle()
+    }
+
+    private func configureHandle() {
+        let owner = Unmanaged.passUnretained(self).toOpaque()
+        easy.configureCommon(options)
+        // Stalls are timed here from the last byte received: libcurl's low-speed check averages
+        // over several seconds and reacted about 6 s late.
+        easy.set(CURLOPT_NOPROGRESS, false)
+        easy.set(CURLOPT_XFERINFODATA, pointer: owner)
+        easy.setProgressCallback { owner, _, _, _, _ in
+            Unmanaged<Download>.fromOpaque(owner!).takeUnretainedValue().hasStalled() ? 1 : 0
+        }
+        easy.set(CURLOPT_WRITEDATA, pointer: owner)
+        easy.set(CURLOPT_WRITEFUNCTION, callback: { buffer, size, count, owner in
+            Unmanaged<Download>.fromOpaque(owner!).takeUnretainedValue().receive(buffer, size * count)
+        })
+        easy.set(CURLOPT_HEADERDATA, pointer: owner)
+        easy.set(CURLOPT_HEADERFUNCTION, callback: { buffer, size, count, owner in
+            let download = Unmanaged<Download>.fromOpaque(owner!).takeUnretainedValue()
+            let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: size * count), as: UTF8.self)
+            download.head.take(Substring(line))
+            download.liveness.heard(at: download.clock())
+            return size * count
+        })
+    }
+
+    /// Sets the handle up for the next request: resume from the bytes on disk when the
+    /// record has a validator for `If-Range` (a valid header value, even in a record
+    /// written elsewhere), else from zero.
+    func prepareAttempt() {
+        attempts += 1
+        head = ResponseHead()
+        bodyAccepted = false
+        attemptFailure = nil
+        liveness = Liveness(
+            silence: options.stallTimeout, minimumRate: liveness.minimumRate, window: options.speedTime, now: clock())
+        easy.clearError()
+        let validator = record?.ifRange.flatMap(ResponseHead.validator)
+        if sink.offset > 0, validator == nil {
+            let kept = sink.offset
+            try? restartFromZero()
+            if announced { restarted?(kept, "no usable ETag or Last-Modified to resume with") }
+        }
+        requestedOffset = sink.offset
+        attemptStartOffset = sink.offset
+        // After a CRC mismatch, a cache between here and the origin may hold a stale copy: ask past it.
+        var headers = crcRestarts > 0 ? ["Cache-Control: no-cache", "Pragma: no-cache"] : []
+        if requestedOffset > 0, let validator {
+            easy.set(CURLOPT_RANGE, "\(requestedOffset)-")
+            headers.append("If-Range: \(validator)")
+        } else {
+            easy.set(CURLOPT_RANGE, nil as String?)
+        }
+        easy.setRequest(route, options: options, extraHeaders: headers)
+        easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: entry.size)
+    }
+
+    /// Applies this download's part of `--limit-rate` (nil: unlimited), on a running handle too
+    /// (libcurl reads the limit at each step). The minimum speed follows: a transfer held down by
+    /// the limit is too slow only below a quarter of its share.
+    func setRateShare(_ share: Int64?) {
+        guard share != rateShare else { return }
+        rateShare = share
+        easy.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: share ?? 0)
+        liveness.minimumRate = share.map { min(options.speedLimit, $0 / 4) } ?? options.speedLimit
+    }
+
+    /// The progress callback's test: no byte for `stallTimeout` seconds, or too few for `speedTime`.
+    private func hasStalled() -> Bool {
+        guard let verdict = liveness.check(at: clock()) else { return false }
+        attemptFailure = .stalled(verdict)
+        return true
+    }
+
+    /// The write callback: checks the response once, then appends at most the bytes the manifest allows.
+    private func receive(_ buffer: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+        liveness.heard(Int64(count), at: clock())
+        if !bodyAccepted {
+            if (300..<400).contains(head.status) { return count }  // a redirect's body is not the file
+            if let failure = acceptResponse() {
+                attemptFailure = failure
+                return 0
+            }
+            bodyAccepted = true
+        }
+        let allowed = Int(min(Int64(count), entry.size - sink.offset))
+        if allowed > 0 {
+            do {
+                try sink.append(UnsafeRawBufferPointer(start: buffer, count: allowed))
+            } catch {
+                attemptFailure = .local(error)
+                return 0
+            }
+            transferred += Int64(allowed)
+        }
+        if allowed < count {
+            attemptFailure = .bodyTooLong
+            return 0
+        }
+        return count
+    }
+
+    /// Decides whether the body of this response may be written, restarting from zero
+    /// when the server answers a resume with the whole file.
+    private func acceptResponse() -> AttemptFailure? {
+        switch head.status {
+        case 206:
+            guard requestedOffset > 0, let range = head.range, range.first == requestedOffset,
+                  range.last < entry.size, range.total.map({ $0 == entry.size }) ?? true
+            else { return .wrongContentRange(head.contentRange ?? "(none)") }
+        case 200:
+            if sink.offset > 0 {
+                let kept = sink.offset
+                do { try restartFromZero() } catch { return .local(error) }
+                restarted?(kept, "the server sent the whole file, not the range asked for")
+            }
+        case 400..<600:
+            return .httpStatus(head.status)
+        default:
+            return .unexpectedStatus(head.status)
+        }
+        // A 206 without validators continues the version the record already names.
+        let keep = head.status == 206 && head.etag == nil && head.lastModified == nil ? record : nil
+        let fresh = ResumeRecord(url: currentURL, etag: keep?.etag ?? head.etag, lastModified: keep?.lastModified ?? head.lastModified)
+        record = fresh
+        do { try sink.saveResume(fresh.fields) } catch { return .local(error) }
+        return nil
+    }
+
+    /// Decides what follows a finished attempt.
+    func complete(_ code: CURLcode) -> Next {
+        let status = head.status
+        if case .local(let error)? = attemptFailure {
+            return stop(error)
+        }
+        if attemptFailure == nil, status >= 400 { attemptFailure = .httpStatus(status) }
+        if attemptFailure == nil, code == CURLE_OK {
+            if (300..<400).contains(status) { return followRedirect() }
+            if !bodyAccepted {  // a response with an empty body never reached the write callback
+                attemptFailure = acceptResponse()
+                bodyAccepted = attemptFailure == nil
+            }
+            if bodyAccepted {
+                if sink.offset == entry.size { return verify() }
+                return transient("the server closed the response after \(sink.offset) of \(entry.size) bytes", status: status)
+            }
+        }
+        switch attemptFailure {
+        case .httpStatus(let status)?:
+            if status == 416 {
+                try? restartFromZero()
+                return transient("HTTP 416 (range not satisfiable); restarting from zero", status: status)
+            }
+            if RetryPolicy.isTransient(status: status) {
+                return transient("HTTP \(status)", status: status, retryAfter: head.retryAfterSeconds)
+            }
+            return nextURL(Failure(isLocal: false, reason: "HTTP \(status)", httpStatus: status, url: currentURL))
+        case .wrongContentRange(let range)?:
+            try? restartFromZero()
+            return transient(
+                "a resume was answered with Content-Range \(QuotedValue.serverValue(range)); restarting from zero", status: status)
+        case .unexpectedStatus(let status)?:
+            return nextURL(Failure(isLocal: false, reason: "unexpected HTTP status \(status)", httpStatus: status, url: currentURL))
+        case .bodyTooLong?:
+            return nextURL(Failure(
+                isLocal: false, reason: "the server sent more than the manifest's \(entry.size) bytes", httpStatus: status,
+                url: currentURL))
+        case .stalled(let verdict)?:
+            return transient(liveness.describe(verdict), status: status == 0 ? nil : status)
+        case .local?, nil:
+            break
+        }
+        // curl's words may quote the server (a certificate's name, a proxy's answer).
+        let detail = easy.describe(code)
+        switch code {
+        case CURLE_FILESIZE_EXCEEDED:
+            return nextURL(Failure(
+                isLocal: false, reason: "the server announced more than the manifest's \(entry.size) bytes",
+                httpStatus: status, url: currentURL))
+        case _ where RetryPolicy.isFinal(code):
+            return nextURL(Failure(isLocal: false, reason: detail, httpStatus: status == 0 ? nil : status, url: currentURL))
+        default:
+            return transient(detail, status: status == 0 ? nil : status)
+        }
+    }
+
+    /// The whole body is here: proven by size and CRC, it goes to the engine's delegate to be
+    /// committed; otherwise the bytes are discarded and fetched once more from zero.
+    private func verify() -> Next {
+        guard let reason = sink.mismatch() else { return .proven }
+        crcRestarts += 1
+        guard crcRestarts <= 1 else {
+            sink.discard()
+            record = nil
+            return .done(result(.failed(Failure(isLocal: false, reason: "\(reason) after a fresh download", url: currentURL))))
+        }
+        do { try restartFromZero() } catch { return stop(error) }
+        return .retry(after: 0, reason: "\(reason); downloading again from zero")
+    }
+
+    /// The sink already holds every byte (a run stopped before committing it): prove it without a request.
+    func verifyOnDisk() -> Next {
+        attempts += 1
+        return verify()
+    }
+
+    /// Drops the bytes and the record: the next response starts from zero.
+    private func restartFromZero() throws(SystemError) {
+        record = nil
+        try sink.restart()
+    }
+
+    private func followRedirect() -> Next {
+        if let refusal = route.follow(easy.string(CURLINFO_REDIRECT_URL)) {  // a refused hop leaves the route as it was
+            return nextURL(Failure(isLocal: false, reason: refusal.reason, httpStatus: head.status, url: currentURL))
+        }
+        attempts -= 1  // a hop of the same attempt
+        return .retry(after: 0, reason: "")
+    }
+
+    private func transient(_ reason: String, status: Int? = nil, retryAfter: Double? = nil) -> Next {
+        if sink.offset - attemptStartOffset >= 1 << 20 { attemptsOnURL = 0 }  // progress earns its retries back
+        attemptsOnURL += 1
+        guard attemptsOnURL <= options.retries else {
+            return nextURL(Failure(isLocal: false, reason: reason, httpStatus: status, url: currentURL))
+        }
+        return .retry(after: RetryPolicy(options).delay(beforeRetry: attemptsOnURL, retryAfter: retryAfter), reason: reason)
+    }
+
+    /// The current URL has failed for good: go on with the next mirror, or fail the file.
+    private func nextURL(_ failure: Failure) -> Next {
+        urlIndex += 1
+        guard urlIndex < urls.count else {
+            return .done(result(.failed(failure)))
+        }
+        route = RequestRoute(urls[urlIndex], scope: options.credentialScope)
+        attemptsOnURL = 0
+        return .retry(after: 0, reason: "\(failure.reason); trying mirror \(urlIndex)")
+    }
+
+    private func stop(_ error: SystemError) -> Next {
+        let result = result(.failed(Failure(isLocal: true, reason: error.description)))
+        return error.stopsTheRun ? .stopRun(result) : .done(result)
+    }
+
+    package func result(_ outcome: FileResult.Outcome) -> FileResult {
+        FileResult(path: entry.path, size: entry.size, action: action, outcome: outcome, attempts: attempts, transferred: transferred)
+    }
+
+    /// Keeps the bytes for the next run (the record says which file and version
+    /// they are), or removes them when there are none.
+    func suspend() {
+        if sink.offset == 0 {
+            sink.discard()
+            record = nil
+        } else if let record {
+            try? sink.saveResume(record.fields)
+        }
+    }
+
+}

@@ -1,0 +1,21 @@
+package import AssetSyncSystem
+
+/// Where a download's bytes go. The transfer layer streams a response into it and keeps
+/// its resume record there, without knowing where or how the bytes are kept (in a pull,
+/// a partial file in the cache).
+package protocol DownloadSink: AnyObject {
+    /// Bytes held so far; the next byte goes at this offset.
+    var offset: Int64 { get }
+    /// The fields of the resume record found with the bytes; nil when they started from zero.
+    var resumeFields: [String: String]? { get }
+    /// Appends `bytes` at `offset`.
+    func append(_ bytes: UnsafeRawBufferPointer) throws(SystemError)
+    /// Drops every byte and the resume record: the next response starts from zero.
+    func restart() throws(SystemError)
+    /// Removes the bytes and the record for good.
+    func discard()
+    /// Keeps `fields` as the resume record, for the next attempt or run.
+    func saveResume(_ fields: [(key: String, value: String?)]) throws(SystemError)
+    /// Whether the bytes are exactly the file wanted (size and checksum): nil when they are, else what differs.
+    func mismatch() -> String?
+}

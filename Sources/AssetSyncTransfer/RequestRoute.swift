@@ -1,0 +1,26 @@
+/// Where a request goes now: the URL asked for, moved along the redirects followed under
+/// `RedirectRule`, and whether it may still carry the user's credentials (within their
+/// scope, and never past a hop that leaves the origin asked for).
+struct RequestRoute {
+    private(set) var url: String
+    private(set) var hops = 0
+    private(set) var sendsCredentials: Bool
+
+    init(_ url: String, scope: CredentialScope) {
+        self.url = url
+        sendsCredentials = scope.admits(url)
+    }
+
+    /// Follows a redirect to `location`; the refusal when the rules forbid the hop.
+    mutating func follow(_ location: String?) -> RedirectRule.Refusal? {
+        switch RedirectRule.follow(from: url, to: location, hop: hops + 1) {
+        case .failure(let refusal):
+            return refusal
+        case .success(let hop):
+            hops += 1
+            if !hop.sameOrigin { sendsCredentials = false }
+            url = hop.url
+            return nil
+        }
+    }
+}

@@ -1,0 +1,247 @@
+package import AssetSyncModel
+import AssetSyncSystem
+import CCurl
+import CCurlShim
+import Glibc
+
+/// Runs downloads on libcurl's multi interface from the one thread that
+/// calls `run`: up to `jobs` at a time, connections reused across files,
+/// retries scheduled without blocking the others, and a wake-up descriptor
+/// that stops everything (keeping the bytes received) when a stop is requested.
+/// Sinks, commits and events belong to the delegate.
+package final class TransferEngine {
+    /// One file to download, as the engine's caller describes it.
+    package struct Request: Sendable {
+        package var entry: ManifestEntry
+        package var action: SyncPlan.Action
+        package var urls: [String]
+
+        package init(entry: ManifestEntry, action: SyncPlan.Action, urls: [String]) {
+            self.entry = entry
+            self.action = action
+            self.urls = urls
+        }
+    }
+
+    /// How a run ended.
+    package enum Ending: Equatable {
+        case finished
+        case interrupted
+        /// A local error (disk full, I/O) made every other transfer pointless.
+        case stoppedByLocalError
+    }
+
+    private let multi = CurlMulti()
+    private let options: TransferOptions
+    private let delegate: any TransferEngineDelegate
+    /// Monotonic seconds: when retries are due, and how often progress is told.
+    private let clock: () -> Double
+    private let shouldStop: () -> Bool
+    private let wakeFD: Int32
+    private var pending: ArraySlice<Request>
+    private var waiting: [Download] = []
+    private var active: [UnsafeMutableRawPointer: Download] = [:]
+    /// A local error made every other transfer pointless.
+    private var stopRequested = false
+    package private(set) var results: [FileResult] = []
+    /// For progress: downloads in all, bytes in all, and the sizes of those finished.
+    private let filesTotal: Int
+    private let bytesTotal: Int64
+    private var bytesFinished: Int64 = 0
+    private var lastProgress = -Double.infinity
+
+    /// - Parameters:
+    ///   - wakeFD: a descriptor that becomes readable when `shouldStop` may have turned true.
+    package init(
+        requests: [Request], options: TransferOptions, delegate: any TransferEngineDelegate,
+        wakeFD: Int32, shouldStop: @escaping () -> Bool, clock: @escaping () -> Double = MonotonicClock.now
+    ) {
+        self.clock = clock
+        var options = options
+        options.jobs = max(1, min(options.jobs, requests.count))
+        if let rate = options.limitRate {
+            // libcurl keeps a limited transfer's average by reading a burst, then pausing: not a stall.
+            let smallestShare = Self.rateShare(of: rate, among: options.jobs)
+            options.stallTimeout = max(options.stallTimeout, Int(Double(8 << 20) / Double(smallestShare)) + 1)
+            // A window of the minimum speed then spans at least two bursts and their pauses.
+            options.speedTime = max(options.speedTime, 2 * options.stallTimeout)
+        }
+        self.options = options
+        self.delegate = delegate
+        self.wakeFD = wakeFD
+        self.shouldStop = shouldStop
+        pending = requests[...]
+        filesTotal = requests.count
+        bytesTotal = requests.lazy.map(\.entry.size).saturatingSum()
+        multi.setMaximumHostConnections(options.jobs)
+    }
+
+    deinit {
+        for download in active.values { multi.remove(download.easy) }
+        active.removeAll()
+        waiting.removeAll()
+    }
+
+    /// Transfers everything, or until stopped; results arrive in `results` and at the delegate.
+    package func run() -> Ending {
+        while true {
+            if shouldStop() { return stopAll(.interrupted) }
+            startDue()
+            if stopRequested { return stopAll(.stoppedByLocalError) }
+            if active.isEmpty, waiting.isEmpty, pending.isEmpty, !delegate.holdsProven { return .finished }
+            multi.perform()
+            reportProgress()
+            if let ending = collectFinished() { return ending }
+            if active.isEmpty, waiting.isEmpty { continue }
+            multi.poll(wakeFD: wakeFD, timeout: pollTimeout())
+        }
+    }
+
+    /// Starts downloads whose time has come, retries first, up to `jobs` at once.
+    private func startDue() {
+        let now = clock()
+        while active.count < options.jobs {
+            if let index = waiting.firstIndex(where: { $0.notBefore <= now }) {
+                start(waiting.remove(at: index))
+            } else if waiting.count < options.jobs * 4, let request = pending.popFirst() {
+                guard let download = makeDownload(request) else { continue }
+                start(download)
+            } else {
+                return
+            }
+        }
+    }
+
+    private func makeDownload(_ request: Request) -> Download? {
+        do {
+            let sink = try delegate.openSink(for: request)
+            return Download(entry: request.entry, action: request.action, urls: request.urls, sink: sink, options: options, clock: clock)
+        } catch {
+            finish(FileResult(path: request.entry.path, size: request.entry.size, action: request.action, outcome: .failed(error)))
+            return nil
+        }
+    }
+
+    private func start(_ download: Download) {
+        if download.sink.offset == download.entry.size, download.attempts == 0 {
+            // An earlier run stopped between the last byte and the commit: prove what is on disk.
+            settle(download, download.verifyOnDisk())
+            return
+        }
+        download.prepareAttempt()
+        if !download.announced {
+            download.announced = true
+            delegate.started(
+                path: download.entry.path, size: download.entry.size, resumingAt: download.sink.offset,
+                url: download.currentURL)
+            let path = download.entry.path
+            download.restarted = { [weak delegate] discarded, reason in delegate?.restarted(path: path, discarded: discarded, reason: reason) }
+        }
+        active[download.easy.handle] = download
+        shareRate()
+        multi.add(download.easy)
+    }
+
+    /// `--limit-rate` caps the total: each running transfer gets an equal part, given again
+    /// whenever one starts or ends, so that the last one running gets the whole limit.
+    private func shareRate() {
+        guard let rate = options.limitRate, !active.isEmpty else { return }
+        let share = Self.rateShare(of: rate, among: active.count)
+        for download in active.values { download.setRateShare(share) }
+    }
+
+    /// One transfer's part of `rate` bytes a second when `running` transfers share it (at least 1).
+    static func rateShare(of rate: Int64, among running: Int) -> Int64 {
+        max(1, rate / Int64(max(1, running)))
+    }
+
+    /// Takes every finished transfer off the multi handle and decides what follows.
+    private func collectFinished() -> Ending? {
+        while let (handle, code) = multi.nextFinished() {
+            guard let download = active.removeValue(forKey: handle) else { continue }
+            multi.remove(download.easy)
+            shareRate()
+            settle(download, download.complete(code))
+            if stopRequested { return stopAll(.stoppedByLocalError) }
+        }
+        return settleProven(force: false)
+    }
+
+    /// Acts on what a download said comes next.
+    private func settle(_ download: Download, _ next: Download.Next) {
+        switch next {
+        case .retry(let delay, let reason):
+            if !reason.isEmpty { delegate.retrying(path: download.entry.path, reason: reason, after: delay) }
+            download.notBefore = clock() + delay
+            waiting.append(download)
+        case .proven:
+            delegate.proven(download)
+        case .done(let result):
+            if case .failed = result.outcome { download.suspend() }
+            finish(result)
+        case .stopRun(let result):
+            finish(result)
+            stopRequested = true
+        }
+    }
+
+    /// Has the delegate commit what waits when a group is due (or, with `force`, whatever waits);
+    /// nil unless a local error then stops the run.
+    private func settleProven(force: Bool) -> Ending? {
+        guard let settled = delegate.settleProven(idle: active.isEmpty, force: force) else { return nil }
+        for result in settled.results { finish(result) }
+        return settled.stopsTheRun ? stopAll(.stoppedByLocalError) : nil
+    }
+
+    /// Stops every transfer, keeping each one's bytes and record for the next run;
+    /// when interrupted, downloads already proven are committed first.
+    private func stopAll(_ ending: Ending) -> Ending {
+        if ending == .interrupted, let stopped = settleProven(force: true) { return stopped }
+        for download in delegate.takeProven() {
+            download.suspend()
+            finish(download.result(.interrupted))
+        }
+        for download in active.values {
+            multi.remove(download.easy)
+            download.suspend()
+            finish(download.result(.interrupted))
+        }
+        active.removeAll()
+        for download in waiting {
+            download.suspend()
+            finish(download.result(.interrupted))
+        }
+        waiting.removeAll()
+        for request in pending {
+            finish(FileResult(path: request.entry.path, size: request.entry.size, action: request.action, outcome: .interrupted))
+        }
+        pending = []
+        return ending
+    }
+
+    private func finish(_ result: FileResult) {
+        results.append(result)
+        bytesFinished = bytesFinished.addingSaturated(result.size)
+        delegate.finished(result)
+    }
+
+    /// A snapshot for the delegate, at most ten times a second.
+    private func reportProgress() {
+        let now = clock()
+        guard now - lastProgress >= 0.1 else { return }
+        lastProgress = now
+        let transfers = active.values
+            .map { ProgressSnapshot.Transfer(path: $0.entry.path, size: $0.entry.size, done: $0.sink.offset) }
+            .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        delegate.progress(ProgressSnapshot(
+            filesDone: results.count, filesTotal: filesTotal,
+            bytesDone: bytesFinished.addingSaturated(transfers.lazy.map(\.done).saturatingSum()), bytesTotal: bytesTotal, transfers: transfers))
+    }
+
+    /// How long the poll may sleep: until the next retry is due, at most one second.
+    private func pollTimeout() -> Int32 {
+        guard active.isEmpty, let due = waiting.map(\.notBefore).min() else { return 1000 }
+        let milliseconds = (due - clock()) * 1000
+        return Int32(max(0, min(1000, milliseconds.rounded(.up))))
+    }
+}
