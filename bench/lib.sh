@@ -4,6 +4,8 @@
 # the page-cache drop, a timer, statistics helpers and the report's header and
 # closing lines. Sets $root, the checkout holding this file.
 # shellcheck shell=bash
+# Its functions set variables for the scripts (SC2034) and read theirs (SC2154).
+# shellcheck disable=SC2034,SC2154
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -193,7 +195,8 @@ max_of() {
     [[ " $* " == *" ERR "* || $# == 0 ]] && { echo ERR; return; }
     printf '%s\n' "$@" | sort -n | tail -n 1
 }
-secs() { if num "$1"; then awk -v x="$1" 'BEGIN { printf "%.3f", x / 1e6 }'; else echo ERR; fi; }
+# secs MICROSECONDS [DECIMALS]: seconds, with 3 decimals unless told.
+secs() { if num "$1"; then awk -v x="$1" -v d="${2:-3}" 'BEGIN { printf "%.*f", d, x / 1e6 }'; else echo ERR; fi; }
 median_s() { secs "$(median_of "$@")"; }
 min_s() { secs "$(min_of "$@")"; }
 all_secs() { local v list=""; for v in "$@"; do list+="$(secs "$v") "; done; echo "${list% }"; }
@@ -232,6 +235,7 @@ print_header() {
     echo "date:     $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 }
 
+# shellcheck disable=SC2120  # NOTE is optional
 # report_targets [NOTE]: the closing count of $results (PASS, FAIL, or anything
 # else: not measured; an empty entry is a column without a target).
 report_targets() {
@@ -242,6 +246,7 @@ report_targets() {
     echo "targets: $pass passed, $fail failed, $err could not be measured${1:+ $1}"
 }
 
+# shellcheck disable=SC2120  # OF is optional
 # finish [OF]: exits 1 with an error line when $failures runs (OF what) failed, else 0.
 finish() {
     if ((failures > 0)); then

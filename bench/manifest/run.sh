@@ -173,7 +173,7 @@ row() {
         else rss_result=$(judge "$(awk -v k="$rss_kb" 'BEGIN { print k * 1024 / 1e6 }')" '<' "$rss_limit_mb"); fi
     fi
     printf '%-26s %10s %9s  %-27s %7s %10s  %-15s %-6s %-13s %s\n' \
-        "$title" "$(human_bytes "$(stat -c %s "$file")")" "$wall" "($(all_secs "${w[@]}"))" "$(median_s "${c[@]}")" "$rss_text" \
+        "$title" "$(human_bytes "$(stat -c %s "$file")")" "$wall" "($(all_secs "${w[@]}"))" "$(secs "$(median_of "${c[@]}")" 2)" "$rss_text" \
         "$time_target" "$time_result" "$rss_target" "$rss_result"
     results+=("$time_result" "$rss_result")
 }

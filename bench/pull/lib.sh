@@ -3,6 +3,8 @@
 # setup, the data and manifests, the reset between timed runs, the timer with
 # its sync, and the checks of what a tool wrote.
 # shellcheck shell=bash
+# Its functions set variables for the scripts that source it.
+# shellcheck disable=SC2034
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=bench/lib.sh
