@@ -8,10 +8,11 @@ import Testing
     func demoRunsInAPrivateDirectory() throws {
         let checkout = try TemporaryDirectory()
         #expect(chmod(checkout.path, 0o700) == 0)
-        try FileManager.default.createDirectory(at: checkout.url.appendingPathComponent("demo"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(
-            at: AssetSyncBinary.packageRoot.appendingPathComponent("demo/run.sh"),
-            to: checkout.url.appendingPathComponent("demo/run.sh"))
+        for script in ["demo/run.sh", "bench/lib.sh"] {  // the demo and the library it sources
+            let copy = checkout.url.appendingPathComponent(script)
+            try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: AssetSyncBinary.packageRoot.appendingPathComponent(script), to: copy)
+        }
         let log = checkout.url.appendingPathComponent("demo.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let output = try FileHandle(forWritingTo: log)

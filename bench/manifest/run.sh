@@ -18,56 +18,18 @@
 # script) failed to run.
 set -euo pipefail
 
-usage() { echo "usage: $0 BINARY   (e.g. $0 .build/release/assetsync)" >&2; exit 2; }
-[[ $# -eq 1 ]] || usage
-
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
+# shellcheck source=bench/lib.sh
+source "$here/../lib.sh"
 generator="$here/generate.py"
-
-binary=$1
-[[ $binary == */* ]] || binary=$(command -v -- "$binary" || true)
-if [[ -z $binary || ! -x $binary || -d $binary ]]; then
-    echo "error: '$1' is not an executable file (build it with 'make build')" >&2
-    exit 2
-fi
-binary=$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")
-
+check_binary "$@"
+need_tools python3 /usr/bin/time
 rounds=${ROUNDS:-3}
 read -r -a sizes <<<"${SIZES:-10000 100000 1000000}"
 present=${PRESENT:-100000}
-out=${BENCH_OUT:-$root/bench/out/manifest}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-
-# ---------------------------------------------------------------- prerequisites
-for tool in python3 /usr/bin/time; do
-    if ! command -v "$tool" >/dev/null; then
-        package=${tool##*/}
-        echo "error: $tool is missing: apt-get install $package (make deps installs time)" >&2
-        exit 2
-    fi
-done
-if ! /usr/bin/time -v true 2>/dev/null; then
-    echo "error: /usr/bin/time is not GNU time (it lacks -v): apt-get install time" >&2
-    exit 2
-fi
-if [[ -z ${EPOCHREALTIME:-} ]]; then
-    echo "error: bash ${BASH_VERSION} lacks EPOCHREALTIME; bash 5 or later is needed" >&2
-    exit 2
-fi
+bench_out manifest
 
 # ---------------------------------------------------------------- helpers
-log() { printf '%s\n' "$*" >&2; }
-
-# count N → "10k", "1M"
-short() {
-    local n=$1
-    if ((n >= 1000000 && n % 1000000 == 0)); then echo "$((n / 1000000))M"
-    elif ((n >= 1000 && n % 1000 == 0)); then echo "$((n / 1000))k"
-    else echo "$n"; fi
-}
-
 human_bytes() {
     awk -v b="$1" 'BEGIN { if (b >= 1e9) printf "%.2f GB", b/1e9; else if (b >= 1e6) printf "%.1f MB", b/1e6; else printf "%.1f kB", b/1e3 }'
 }
@@ -108,63 +70,29 @@ make_present() {
 }
 
 declare -A walls=()   # case → "µs µs µs"
-declare -A peak=()    # case → max RSS in kB over its rounds
-declare -A cpu=()     # case → "user+sys seconds ..." per round
+declare -A rss=()     # case → "kB kB kB" (max RSS of each round)
+declare -A cpu=()     # case → "µs µs µs" (user+sys of each round)
 failures=0
 
 # measure CASE MANIFEST DEST: one timed `plan --json` run, output discarded.
 measure() {
-    local label=$1 manifest=$2 dest=$3
-    local timefile="$out/.time" errfile="$out/.stderr" rc=0 start end
-    start=${EPOCHREALTIME/./}
-    /usr/bin/time -v -o "$timefile" "$binary" plan "$manifest" --dest "$dest" --json >/dev/null 2>"$errfile" || rc=$?
-    end=${EPOCHREALTIME/./}
-    if ((rc != 0)); then
+    local label=$1 manifest=$2 dest=$3 timefile="$out/.time"
+    timed /usr/bin/time -v -o "$timefile" "$binary" plan "$manifest" --dest "$dest" --json
+    if ((t_rc != 0)); then
         failures=$((failures + 1))
-        log "FAILED: $label: '$binary plan $manifest --dest $dest --json' exited with status $rc"
+        log "FAILED: $label: '$binary plan $manifest --dest $dest --json' exited with status $t_rc"
         grep -E 'terminated by signal|Exit status' "$timefile" >&2 || true
-        tail -n 5 "$errfile" >&2 || true
+        tail -n 5 "$last_err" >&2 || true
         walls[$label]+="ERR "
         return 0
     fi
-    local rss user sys
-    rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$timefile")
-    user=$(awk -F': ' '/User time \(seconds\)/ { print $2 }' "$timefile")
-    sys=$(awk -F': ' '/System time \(seconds\)/ { print $2 }' "$timefile")
-    walls[$label]+="$((end - start)) "
-    cpu[$label]+="$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') "
-    if ((rss > ${peak[$label]:-0})); then peak[$label]=$rss; fi
-}
-
-# median of microsecond values → seconds with 3 decimals ("ERR" if any run failed)
-median_seconds() {
-    local values=$1
-    if [[ $values == *ERR* || -z ${values// /} ]]; then echo ERR; return; fi
-    printf '%s\n' $values | sort -n | awk '{ v[NR] = $1 } END {
-        m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f", m / 1e6 }'
-}
-
-all_seconds() {
-    local values=$1 v list=""
-    for v in $values; do
-        if [[ $v == ERR ]]; then list+="ERR "; else list+="$(awk -v x="$v" 'BEGIN { printf "%.3f", x / 1e6 }') "; fi
-    done
-    echo "${list% }"
-}
-
-# verdict VALUE LIMIT → PASS / FAIL / ERR
-verdict() {
-    [[ $1 == ERR || -z $1 ]] && { echo ERR; return; }
-    awk -v v="$1" -v l="$2" 'BEGIN { print (v < l) ? "PASS" : "FAIL" }'
+    walls[$label]+="$t_us "
+    rss[$label]+="$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$timefile") "
+    cpu[$label]+="$(awk -F': ' '/User time \(seconds\)/ { u = $2 } /System time \(seconds\)/ { s = $2 } END { printf "%d", (u + s) * 1e6 }' "$timefile") "
 }
 
 # ---------------------------------------------------------------- header
-echo "== assetsync manifest benchmark"
-echo "binary:   $binary"
-echo "version:  $("$binary" --version 2>/dev/null | head -n 1 || echo '(--version failed)')"
-echo "commit:   $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD -- Sources Package.swift 2>/dev/null || echo ' (+ uncommitted changes in Sources/)')"
-echo "machine:  $(nproc) cores, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || uname -m), $(uname -sr)"
-echo "date:     $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+print_header "assetsync manifest benchmark"
 echo "rounds:   $rounds per case, interleaved; data in $out"
 echo
 
@@ -227,24 +155,25 @@ printf '%-26s %10s %9s  %-27s %7s %10s  %-15s %-6s %-13s %s\n' \
     CASE MANIFEST "WALL s" "(RUNS s)" "CPU s" "PEAK RSS" "TIME TARGET" RESULT "RSS TARGET" RESULT
 row() {
     local label=$1 title=$2 file=$3 time_limit=$4 rss_limit_mb=$5
-    local wall runs rss_kb cpu_median rss_text time_target="-" time_result="" rss_target="-" rss_result=""
-    wall=$(median_seconds "${walls[$label]:-}")
-    runs=$(all_seconds "${walls[$label]:-}")
-    rss_kb=${peak[$label]:-0}
+    local wall rss_kb rss_text time_target="-" time_result="" rss_target="-" rss_result="" w r c
+    read -r -a w <<<"${walls[$label]:-}"
+    read -r -a r <<<"${rss[$label]:-}"
+    read -r -a c <<<"${cpu[$label]:-}"
+    wall=$(median_s "${w[@]}")
+    rss_kb=$(max_of "${r[@]}")
+    num "$rss_kb" || rss_kb=0
     rss_text=$(awk -v k="$rss_kb" 'BEGIN { printf "%.1f MB", k * 1024 / 1e6 }')
     if [[ -n $time_limit ]]; then
         time_target="< $time_limit s"
-        time_result=$(verdict "$wall" "$time_limit")
+        time_result=$(judge "$wall" '<' "$time_limit")
     fi
     if [[ -n $rss_limit_mb ]]; then
         rss_target="< $rss_limit_mb MB"
         if [[ $wall == ERR ]]; then rss_result=ERR
-        else rss_result=$(verdict "$(awk -v k="$rss_kb" 'BEGIN { print k * 1024 / 1e6 }')" "$rss_limit_mb"); fi
+        else rss_result=$(judge "$(awk -v k="$rss_kb" 'BEGIN { print k * 1024 / 1e6 }')" '<' "$rss_limit_mb"); fi
     fi
-    cpu_median=$(printf '%s\n' ${cpu[$label]:-} | sort -n | awk '{ v[NR] = $1 } END {
-        if (NR == 0) print "-"; else printf "%.2f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
     printf '%-26s %10s %9s  %-27s %7s %10s  %-15s %-6s %-13s %s\n' \
-        "$title" "$(human_bytes "$(stat -c %s "$file")")" "$wall" "($runs)" "$cpu_median" "$rss_text" \
+        "$title" "$(human_bytes "$(stat -c %s "$file")")" "$wall" "($(all_secs "${w[@]}"))" "$(secs "$(median_of "${c[@]}")" 2)" "$rss_text" \
         "$time_target" "$time_result" "$rss_target" "$rss_result"
     results+=("$time_result" "$rss_result")
 }
@@ -275,14 +204,6 @@ if ((present > 0)); then
 fi
 
 echo
-pass=0 fail=0 err=0
-for r in "${results[@]}"; do
-    case $r in PASS) pass=$((pass + 1)) ;; FAIL) fail=$((fail + 1)) ;; ERR) err=$((err + 1)) ;; esac
-done
-echo "targets: $pass passed, $fail failed, $err could not be measured"
+report_targets
 echo "(benchmarks are informational: the exit status is 0 unless a run failed to complete)"
-if ((failures > 0)); then
-    echo "ERROR: $failures run(s) of the binary failed; see the messages above" >&2
-    exit 1
-fi
-exit 0
+finish "of the binary"

@@ -19,27 +19,17 @@
 # 2 when the binary or a tool is missing.
 set -euo pipefail
 
-usage() { echo "usage: $0 BINARY   (e.g. $0 .build/release/assetsync)" >&2; exit 2; }
-[[ $# -eq 1 ]] || usage
-
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib.sh
-source "$here/lib.sh"
-check_binary "$1"
+# shellcheck source=bench/lib.sh
+source "$here/../lib.sh"
+check_binary "$@"
 need_tools python3 nginx curl find strace /usr/bin/time
 rounds=${ROUNDS:-5}
 read -r -a counts <<<"${COUNTS:-5000 100000}"
 fresh=${FRESH:-1}
 use_rclone=${RCLONE:-1}
 ((use_rclone)) && need_tools rclone
-if ! /usr/bin/time -v true 2>/dev/null; then
-    echo "error: /usr/bin/time is not GNU time (it lacks -v): apt-get install time" >&2
-    exit 2
-fi
-out=${BENCH_OUT:-$root/bench/out/noop}
-mkdir -p "$out"
-out=$(cd "$out" && pwd -P)
-last_err=$out/last.err
+bench_out noop
 failures=0
 
 tools=(assetsync find)
@@ -65,11 +55,12 @@ for n in "${counts[@]}"; do
 done
 chmod -R a+rX "$out"
 
-start_nginx "$out"
-base_of() { echo "http://127.0.0.1:$port/src-$1/"; }
+start_nginx "$out" "autoindex on; keepalive_requests 1000000;"
+nginx_serves ""
+base_of() { echo "${base}src-$1/"; }
 export RCLONE_CONFIG=$out/rclone.conf  # an empty config: the remote is given on the command line
 : >"$RCLONE_CONFIG"
-echo "nginx:    http://127.0.0.1:$port/ serving $out (src-N/)"
+echo "nginx:    $base serving $out (src-N/)"
 
 # warm TREE...: the stat-only walk, untimed, so every timed run starts with warm metadata.
 warm() { local t; for t in "$@"; do find "$t" -printf '%s %T@\n' >/dev/null; done; }
@@ -137,10 +128,10 @@ measure() {  # TOOL N
     case $tool in
         assetsync)
             warm "$cache"
-            before=$(log_lines)
+            before=$(nginx_requests)
             state_before=$(state_id "$cache")
             timed "$binary" pull "$out/manifest-$n.xml" --dest "$cache"
-            after=$(log_lines)
+            after=$(nginx_requests)
             requests[$n]=$(( ${requests[$n]:-0} + after - before ))
             [[ $(state_id "$cache") == "$state_before" ]] || rewrites[$n]=$(( ${rewrites[$n]:-0} + 1 ))
             if ((t_rc != 0)) || ! grep -q "0 new, 0 updated, $n current, 0 failed" "$last_err"; then
@@ -210,20 +201,20 @@ for n in "${counts[@]}"; do
             rclone) title="rclone copy --http-url URL :http: COPY" ;;
         esac
         read -r -a values <<<"${runs["$tool $n"]:-}"
-        printf '   %-44s %9s %9s   (%s)\n' "$title" "$(secs "$(median_us "${values[@]}")")" "$(secs "$(min_us "${values[@]}")")" "$(all_secs "${values[@]}")"
+        printf '   %-44s %9s %9s   (%s)\n' "$title" "$(median_s "${values[@]}")" "$(min_s "${values[@]}")" "$(all_secs "${values[@]}")"
     done
     read -r -a a <<<"${runs["assetsync $n"]:-}"
     read -r -a f <<<"${runs["find $n"]:-}"
-    r_med=$(ratio "$(median_us "${a[@]}")" "$(median_us "${f[@]}")")
-    r_min=$(ratio "$(min_us "${a[@]}")" "$(min_us "${f[@]}")")
+    r_med=$(ratio "$(median_of "${a[@]}")" "$(median_of "${f[@]}")")
+    r_min=$(ratio "$(min_of "${a[@]}")" "$(min_of "${f[@]}")")
     printf '   %-44s median %6sx   min %6sx   target <= 1.5x   ' "assetsync / find" "$r_med" "$r_min"
-    mark "$(at_most "$r_med" 1.5)"
+    mark "$(judge "$r_med" '<=' 1.5)"
     if ((use_rclone)); then
         read -r -a c <<<"${runs["rclone $n"]:-}"
-        r_med=$(ratio "$(median_us "${c[@]}")" "$(median_us "${a[@]}")")
-        r_min=$(ratio "$(min_us "${c[@]}")" "$(min_us "${a[@]}")")
+        r_med=$(ratio "$(median_of "${c[@]}")" "$(median_of "${a[@]}")")
+        r_min=$(ratio "$(min_of "${c[@]}")" "$(min_of "${a[@]}")")
         printf '   %-44s median %6sx   min %6sx   target >= 5x     ' "rclone / assetsync" "$r_med" "$r_min"
-        mark "$(at_least "$r_med" 5)"
+        mark "$(judge "$r_med" '>=' 5)"
     fi
     printf '   %-44s %-38s' "HTTP requests during the $rounds no-op pulls" "${requests[$n]:-0} (nginx access log)"
     if ((${requests[$n]:-0} == 0)); then mark PASS; else mark FAIL; fi
@@ -234,7 +225,7 @@ for n in "${counts[@]}"; do
         rss_mb=$(awk -v k="${rss[$n]}" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }')
         if ((n == 100000)); then
             printf '   %-44s %s   target < 150 MB   ' "peak RSS (/usr/bin/time -v, one no-op)" "$rss_mb MB (${cpu[$n]} s)"
-            mark "$(awk -v v="$rss_mb" 'BEGIN { print (v < 150) ? "PASS" : "FAIL" }')"
+            mark "$(judge "$rss_mb" '<' 150)"
         else
             printf '   %-44s %s\n' "peak RSS (/usr/bin/time -v, one no-op)" "$rss_mb MB (${cpu[$n]} s)"
         fi
@@ -245,14 +236,6 @@ echo "strace -f -y -e trace=openat,open,read,pread64,readv,preadv,preadv2,mmap,c
 echo "(full traces in $out/strace-N.txt):"
 sed 's/^/   /' "$trace_report"
 echo
-pass=0 fail=0 err=0
-for r in "${results[@]}"; do
-    case $r in PASS) pass=$((pass + 1)) ;; FAIL) fail=$((fail + 1)) ;; *) err=$((err + 1)) ;; esac
-done
-echo "targets: $pass passed, $fail failed, $err could not be measured"
+report_targets
 echo "(benchmarks are informational: the exit status is 0 unless a run failed to complete)"
-if ((failures > 0)); then
-    echo "ERROR: $failures run(s) of the binary failed; see the messages above" >&2
-    exit 1
-fi
-exit 0
+finish "of the binary"

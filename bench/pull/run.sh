@@ -29,11 +29,9 @@
 # wrote is missing, of the wrong size, or differs from its source).
 set -euo pipefail
 
-usage() { echo "usage: $0 BINARY   (e.g. $0 .build/release/assetsync)" >&2; exit 2; }
-[[ $# -eq 1 ]] || usage
 # shellcheck source=bench/pull/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-pull_setup "$1"
+pull_setup "$@"
 
 rounds=${ROUNDS:-5}
 read -r -a cases <<<"${CASES:-memory 2G 32x64M}"
@@ -42,19 +40,18 @@ extra=()
 [[ -n ${JOBS:-} ]] && extra=(--jobs "$JOBS")
 failures=0
 
-print_header "assetsync pull benchmark"
+pull_header "assetsync pull benchmark"
 echo "options:  assetsync pull MANIFEST --dest DIR ${extra[*]:-(default --jobs)}; ASSETSYNC_BUFFER_SIZE=${ASSETSYNC_BUFFER_SIZE:-(unset: its default)}"
 echo "rounds:   $rounds per speed case, tools interleaved (the order rotates each round); data in $out"
 echo
 
-start_nginx
-prepare_data
+start_pull_nginx
 dest=$out/dest
 
 fail() {  # MESSAGE: a run that must not fail did
     failures=$((failures + 1))
     log "FAILED: $*"
-    tail -n 5 "$out/last.log" >&2 || true
+    tail -n 5 "$last_err" >&2 || true
 }
 
 # ---------------------------------------------------------------- memory
@@ -64,7 +61,7 @@ memory_case() {
     log "memory: pulling the 64 MiB and the 4 GiB file under /usr/bin/time -v..."
     for c in $small $big; do
         reset "$dest" "$c"
-        timed /usr/bin/time -v -o "$out/time.txt" "$binary" pull "$out/manifest-$c.xml" --dest "$dest" "${extra[@]}"
+        timed_sync /usr/bin/time -v -o "$out/time.txt" "$binary" pull "$out/manifest-$c.xml" --dest "$dest" "${extra[@]}"
         local before=$failures
         if ((t_rc != 0)); then
             fail "memory $c: assetsync exited with status $t_rc"
@@ -110,31 +107,31 @@ run_tool() {
     f=$(case_files "$c" | head -n 1)
     case $tool in
         assetsync)
-            timed "$binary" pull "$out/manifest-$c.xml" --dest "$d" "${extra[@]}"
+            timed_sync "$binary" pull "$out/manifest-$c.xml" --dest "$d" "${extra[@]}"
             if ((t_rc != 0)); then fail "$c round $round: assetsync exited with status $t_rc"
             elif ! check_dest assetsync "$c" "$d" cmp; then failures=$((failures + 1)); fi
             ;;
         curl)
             if [[ $c == 2G ]]; then
-                timed curl -s -o "$d/$f" "$base$f"
+                timed_sync curl -s -o "$d/$f" "$base$f"
             else
                 curl_parallel_config "$c" "$d" "$out/curl.config"
-                timed curl -s -Z --parallel-max 8 --config "$out/curl.config"
+                timed_sync curl -s -Z --parallel-max 8 --config "$out/curl.config"
             fi
             if ((t_rc != 0)); then fail "$c round $round: curl exited with status $t_rc"
             elif ! check_dest curl "$c" "$d"; then failures=$((failures + 1)); fi
             ;;
         curl-null)
             if [[ $c == 2G ]]; then
-                timed curl -s -o /dev/null "$base$f"
+                timed_sync curl -s -o /dev/null "$base$f"
             else
                 curl_parallel_config "$c" /dev/null "$out/curl.config"
-                timed curl -s -Z --parallel-max 8 --config "$out/curl.config"
+                timed_sync curl -s -Z --parallel-max 8 --config "$out/curl.config"
             fi
             if ((t_rc != 0)); then fail "$c round $round: curl to /dev/null exited with status $t_rc"; fi
             ;;
         dd)
-            timed dd if="$out/data/$f" of="$d/$f" bs=128k conv=fdatasync status=none
+            timed_sync dd if="$out/data/$f" of="$d/$f" bs=128k conv=fdatasync status=none
             if ((t_rc != 0)); then fail "$c round $round: dd exited with status $t_rc"; fi
             ;;
     esac
@@ -221,8 +218,8 @@ speed_case() {
     local rmed rmin
     rmed=$(ratio "$(median_s "${a_times[@]}")" "$(median_s "${c_times[@]}")")
     rmin=$(ratio "$(min_s "${a_times[@]}")" "$(min_s "${c_times[@]}")")
-    echo "ratio assetsync/curl: median $rmed $(at_most "$rmed" 0.67), min $rmin $(at_most "$rmin" 0.67)   (target: at most 0.67)"
-    results+=("$(at_most "$rmed" 0.67)")
+    echo "ratio assetsync/curl: median $rmed $(judge "$rmed" '<=' 0.67), min $rmin $(judge "$rmin" '<=' 0.67)   (target: at most 0.67)"
+    results+=("$(judge "$rmed" '<=' 0.67)")
     echo
 }
 
@@ -236,14 +233,6 @@ for c in "${cases[@]}"; do
     esac
 done
 
-pass=0 fail_count=0 err=0
-for r in "${results[@]}"; do
-    case $r in PASS) pass=$((pass + 1)) ;; FAIL) fail_count=$((fail_count + 1)) ;; *) err=$((err + 1)) ;; esac
-done
-echo "targets: $pass passed, $fail_count failed, $err could not be measured (speed targets judged on the median ratio)"
+report_targets "(speed targets judged on the median ratio)"
 echo "(benchmarks are informational: the exit status is 0 unless a run failed)"
-if ((failures > 0)); then
-    echo "ERROR: $failures run(s) failed; see the messages above" >&2
-    exit 1
-fi
-exit 0
+finish

@@ -16,11 +16,9 @@
 # Exits 0 whatever the figures; non-zero only when a run failed.
 set -euo pipefail
 
-usage() { echo "usage: $0 BINARY   (e.g. $0 .build/release/assetsync)" >&2; exit 2; }
-[[ $# -eq 1 ]] || usage
 # shellcheck source=bench/pull/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-pull_setup "$1"
+pull_setup "$@"
 
 rounds=${ROUNDS:-3}
 read -r -a jobs_values <<<"${SWEEP_JOBS:-4 8 16}"
@@ -33,13 +31,12 @@ for j in "${jobs_values[@]}"; do
     for b in "${buffer_values[@]}"; do settings+=("$j/$b"); done
 done
 
-print_header "assetsync pull sweep: --jobs x ASSETSYNC_BUFFER_SIZE"
+pull_header "assetsync pull sweep: --jobs x ASSETSYNC_BUFFER_SIZE"
 echo "settings: --jobs in {${jobs_values[*]}} x ASSETSYNC_BUFFER_SIZE in {${buffer_values[*]}}, and curl as the yardstick"
 echo "rounds:   $rounds, every setting once per round (the order rotates each round); data in $out"
 echo
 
-start_nginx
-prepare_data
+start_pull_nginx
 dest=$out/dest
 
 declare -A total=()   # "case setting" → "µs µs ..."
@@ -53,22 +50,22 @@ for c in "${cases[@]}"; do
             reset "$dest" "$c"
             if [[ $s == curl ]]; then
                 if [[ $c == 2G ]]; then
-                    timed curl -s -o "$dest/single-2G.bin" "${base}single-2G.bin"
+                    timed_sync curl -s -o "$dest/single-2G.bin" "${base}single-2G.bin"
                 else
                     curl_parallel_config "$c" "$dest" "$out/curl.config"
-                    timed curl -s -Z --parallel-max 8 --config "$out/curl.config"
+                    timed_sync curl -s -Z --parallel-max 8 --config "$out/curl.config"
                 fi
                 checked=yes
                 ((t_rc == 0)) && check_dest curl "$c" "$dest" || checked=no
             else
-                timed env ASSETSYNC_BUFFER_SIZE="${s#*/}" "$binary" pull "$out/manifest-$c.xml" --dest "$dest" --jobs "${s%/*}"
+                timed_sync env ASSETSYNC_BUFFER_SIZE="${s#*/}" "$binary" pull "$out/manifest-$c.xml" --dest "$dest" --jobs "${s%/*}"
                 checked=yes
                 ((t_rc == 0)) && check_dest assetsync "$c" "$dest" cmp || checked=no
             fi
             if [[ $checked == no ]]; then
                 failures=$((failures + 1))
                 log "FAILED: $c round $round, $s: exit status $t_rc"
-                tail -n 5 "$out/last.log" >&2 || true
+                tail -n 5 "$last_err" >&2 || true
                 total["$c $s"]+="ERR "
             else
                 log "  round $round: $c $s $(secs "$t_total") s"
@@ -109,8 +106,4 @@ for c in "${cases[@]}"; do
     echo "fastest for $c: --jobs ${best_setting[$c]%/*}, ASSETSYNC_BUFFER_SIZE=${best_setting[$c]#*/} (median ${best[$c]} s, $(ratio "${best[$c]}" "${curl_median[$c]}") x curl)"
 done
 echo "(informational: the exit status is 0 unless a run failed)"
-if ((failures > 0)); then
-    echo "ERROR: $failures run(s) failed; see the messages above" >&2
-    exit 1
-fi
-exit 0
+finish

@@ -19,26 +19,16 @@
 # pull or verify exiting non-zero), 2 when the binary or a tool is missing.
 set -euo pipefail
 
-usage() { echo "usage: $0 BINARY   (e.g. $0 .build/release/assetsync)" >&2; exit 2; }
-[[ $# -eq 1 ]] || usage
-
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=../noop/lib.sh
-source "$here/../noop/lib.sh"
-check_binary "$1"
+# shellcheck source=bench/lib.sh
+source "$here/../lib.sh"
+check_binary "$@"
 need_tools python3 nginx curl cat /usr/bin/time
 rounds=${ROUNDS:-5}
 source_kind=${SOURCE:-auto}
-out=${BENCH_OUT:-$root/bench/out/verify}
-mkdir -p "$out"
-out=$(cd "$out" && pwd -P)
-last_err=$out/last.err
+bench_out verify
 failures=0
-
-drop_caches=no
-if [[ ${DROP_CACHES:-1} != 0 ]] && { sync; echo 3 > /proc/sys/vm/drop_caches; } 2>/dev/null; then
-    drop_caches=yes
-fi
+probe_drop_caches
 
 # ---------------------------------------------------------------- data, nginx, the cache
 prepared=$(python3 "$here/data.py" "$out" "$root/bench/out/pull" "$source_kind") || exit 2
@@ -59,8 +49,9 @@ else
 fi
 echo
 
-start_nginx "$docroot"
-python3 "$root/bench/noop/data.py" manifest "$out/files.list" "http://127.0.0.1:$port/" "$out/manifest.xml"
+start_nginx "$docroot" "autoindex on;"
+nginx_serves ""
+python3 "$root/bench/noop/data.py" manifest "$out/files.list" "$base" "$out/manifest.xml"
 mapfile -t paths < <(cut -f3 "$out/files.list")
 files=()
 for p in "${paths[@]}"; do files+=("$cache/$p"); done
@@ -82,10 +73,9 @@ have_fincore=0
 command -v fincore >/dev/null && have_fincore=1
 # run_one TOOL MODE: one timed run, user+sys CPU from GNU time.
 run_one() {
-    local tool=$1 mode=$2 start end rc=0
+    local tool=$1 mode=$2
     if [[ $mode == cold ]]; then
-        sync
-        echo 3 > /proc/sys/vm/drop_caches
+        drop_page_cache
     else
         # Read everything back right before the run (something else on the machine
         # may have dropped the page cache since), and record how much of it is resident.
@@ -96,21 +86,19 @@ run_one() {
             residency["$tool"]+="$resident "
         fi
     fi
-    start=${EPOCHREALTIME/./}
     case $tool in
-        verify) /usr/bin/time -f '%U %S' -o "$out/cpu.txt" "$binary" verify "$out/manifest.xml" --dest "$cache" >/dev/null 2>"$last_err" || rc=$? ;;
-        cat) /usr/bin/time -f '%U %S' -o "$out/cpu.txt" cat "${files[@]}" >/dev/null 2>"$last_err" || rc=$? ;;
+        verify) timed /usr/bin/time -f '%U %S' -o "$out/cpu.txt" "$binary" verify "$out/manifest.xml" --dest "$cache" ;;
+        cat) timed /usr/bin/time -f '%U %S' -o "$out/cpu.txt" cat "${files[@]}" ;;
     esac
-    end=${EPOCHREALTIME/./}
-    if ((rc != 0)) || { [[ $tool == verify ]] && ! grep -q "Verified ${#files[@]} files: ${#files[@]} good" "$last_err"; }; then
-        log "FAILED: $tool ($mode) exited with status $rc:"
+    if ((t_rc != 0)) || { [[ $tool == verify ]] && ! grep -q "Verified ${#files[@]} files: ${#files[@]} good" "$last_err"; }; then
+        log "FAILED: $tool ($mode) exited with status $t_rc:"
         tail -n 5 "$last_err" >&2
         failures=$((failures + 1))
         runs["$tool $mode"]+="ERR "
         return
     fi
-    runs["$tool $mode"]+="$((end - start)) "
-    cpus["$tool $mode"]+="$(awk 'NF == 2 && $1 ~ /^[0-9.]+$/ { printf "%d", ($1 + $2) * 1e6 }' "$out/cpu.txt") "
+    runs["$tool $mode"]+="$t_us "
+    cpus["$tool $mode"]+="$(cpu_us "$out/cpu.txt") "
 }
 
 modes=(warm)
@@ -144,15 +132,15 @@ for mode in "${modes[@]}"; do
         esac
         read -r -a v <<<"${runs["$tool $mode"]:-}"
         read -r -a c <<<"${cpus["$tool $mode"]:-}"
-        med=$(median_us "${v[@]}")
-        best=$(min_us "${v[@]}")
+        med=$(median_of "${v[@]}")
+        best=$(min_of "${v[@]}")
         printf '   %-46s %9s %9s %9s %9s %9s   (%s)\n' "$title" "$(secs "$med")" "$(secs "$best")" "$(mbps "$med")" "$(mbps "$best")" \
-            "$(secs "$(median_us "${c[@]}")")" "$(all_secs "${v[@]}")"
+            "$(median_s "${c[@]}")" "$(all_secs "${v[@]}")"
     done
     read -r -a v <<<"${runs["verify $mode"]:-}"
     read -r -a c <<<"${runs["cat $mode"]:-}"
     printf '   %-46s median %sx   min %sx   (throughput verify / cat; above 1: verify is faster)\n' "verify vs cat" \
-        "$(ratio "$(median_us "${c[@]}")" "$(median_us "${v[@]}")")" "$(ratio "$(min_us "${c[@]}")" "$(min_us "${v[@]}")")"
+        "$(ratio "$(median_of "${c[@]}")" "$(median_of "${v[@]}")")" "$(ratio "$(min_of "${c[@]}")" "$(min_of "${v[@]}")")"
     if [[ $mode == warm ]] && ((have_fincore)); then
         printf '   %-46s verify: %s   cat: %s\n' "resident before each run (% of bytes, fincore)" \
             "$(min_pct ${residency[verify]:-})" "$(min_pct ${residency[cat]:-})"
@@ -160,8 +148,4 @@ for mode in "${modes[@]}"; do
     echo
 done
 echo "(informational: no target; the exit status is 0 unless a run failed to complete)"
-if ((failures > 0)); then
-    echo "ERROR: $failures run(s) failed; see the messages above" >&2
-    exit 1
-fi
-exit 0
+finish
