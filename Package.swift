@@ -29,11 +29,12 @@ let package = Package(
         .executableTarget(
             name: "assetsync", dependencies: ["AssetSync"], path: "Sources/assetsync",
             swiftSettings: strict),
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(
-            name: "AssetSyncTests", dependencies: ["AssetSync", "CZlib"],
+            name: "AssetSyncTests", dependencies: ["AssetSync", "CZlib", "TestSupport"],
             path: "Tests/AssetSyncTests", swiftSettings: strict),
         .testTarget(
-            name: "IntegrationTests", dependencies: ["assetsync", "CZlib"],
+            name: "IntegrationTests", dependencies: ["assetsync", "CZlib", "TestSupport"],
             path: "Tests/IntegrationTests", exclude: ["Golden"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import AssetSync
+import TestSupport
 
 /// The cache side of a pull: resume records, partial files, the commit protocol,
 /// and directory creation that never follows a symlink.

@@ -2,6 +2,7 @@ import CZlib
 import Foundation
 import Testing
 @testable import AssetSync
+import TestSupport
 
 /// The XML and JSON readers: equal models, positions in errors, structure rules.
 @Suite struct ManifestReaderTests {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import AssetSync
+import TestSupport
 
 /// Partials have one writer, commits take only the bytes on disk, and paths that
 /// differ only in Unicode normalization are one path to every keyed structure.

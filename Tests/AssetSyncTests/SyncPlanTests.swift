@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import AssetSync
+import TestSupport
 
 /// The planner on real temporary directories: classification by size and
 /// kind, extras, symlinks never followed, contents never needed.

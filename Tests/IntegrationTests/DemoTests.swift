@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `make demo`'s script, run from a copy of the checkout in a private directory, as a new user's clone in
 /// root's home or in `mktemp -d` is.

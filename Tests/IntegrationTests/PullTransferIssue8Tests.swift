@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// Issue 8, the transfer items: interrupting a manifest fetch (8), server text on the terminal (12),
 /// validators (13), where credentials go (14), the minimum speed (15), what the events and the
@@ -19,7 +20,7 @@ struct PullTransferIssue8Tests {
         server.route("/manifest.json", behavior)
         let dest = try TemporaryDirectory()
         let running = try AssetSyncBinary.start(
-            ["pull", server.url("manifest.json"), "--dest", dest.path], environment: PullSandbox.environment([:]))
+            ["pull", server.url("manifest.json"), "--dest", dest.path], environment: Sandbox.environment([:]))
         if answered {
             try #require(server.waitForResponses(1, to: "/manifest.json", timeout: 30).count == 1)
         } else {
@@ -51,7 +52,7 @@ struct PullTransferIssue8Tests {
 
     @Test("item 12: escape sequences in Content-Range and Location never reach stderr raw")
     func escapeSequencesFromTheServerAreQuoted() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let server = try FaultServer()
         defer { server.stop() }
@@ -84,7 +85,7 @@ struct PullTransferIssue8Tests {
 
     @Test("item 13: an ETag with a bare CR is not replayed in If-Range; the resume starts from zero")
     func anETagWithABareCRIsNotKept() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let server = try FaultServer()
         defer { server.stop() }
@@ -134,7 +135,7 @@ struct PullTransferIssue8Tests {
             elsewhere.stop()
         }
         _ = try Self.serveManifest(on: home, naming: elsewhere)
-        let environment = PullSandbox.environment([:])
+        let environment = Sandbox.environment([:])
 
         let dest = try TemporaryDirectory()
         let plain = try AssetSyncBinary.run(
@@ -160,7 +161,7 @@ struct PullTransferIssue8Tests {
         let netrcDest = try TemporaryDirectory()
         let netrc = try AssetSyncBinary.run(
             ["pull", home.url("manifest.json"), "--dest", netrcDest.path, "--netrc"],
-            environment: PullSandbox.environment(["HOME": netrcHome.path]))
+            environment: Sandbox.environment(["HOME": netrcHome.path]))
         #expect(netrc.status == 0, "\(netrc.stderr)")
         #expect(home.requests.suffix(2).allSatisfy { $0.authorization == "Basic dXNlcjpwdw==" }, "\(home.requests.map(\.headers))")
         #expect(elsewhere.requests.count == 3 && elsewhere.requests.last?.authorization == nil)
@@ -174,7 +175,7 @@ struct PullTransferIssue8Tests {
             named.stop()
             other.stop()
         }
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let a = FaultResource.pattern(size: 10_000, seed: 85)
         let b = FaultResource.pattern(size: 10_000, seed: 86)
@@ -200,7 +201,7 @@ struct PullTransferIssue8Tests {
 
     @Test("item 15: a server trickling bytes is retried under --speed-limit, then fails with exit 1")
     func aTricklingServerFailsInBoundedTime() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let server = try FaultServer()
         defer { server.stop() }
@@ -230,7 +231,7 @@ struct PullTransferIssue8Tests {
 
         let result = try AssetSyncBinary.run(
             ["pull", server.url("manifest.json"), "--dest", dest.path, "--speed-limit", "1K", "--speed-time", "2", "--retries", "1"],
-            environment: PullSandbox.environment([:]))
+            environment: Sandbox.environment([:]))
 
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("Error: cannot fetch the manifest \(server.url("manifest.json")): "), "\(result.stderr)")
@@ -240,7 +241,7 @@ struct PullTransferIssue8Tests {
 
     @Test("item 15: --speed-time is range-checked")
     func speedTimeIsRangeChecked() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         for bad in ["0", "3601", "x"] {
             let result = try sandbox.pull(["--speed-time", bad])
             #expect(result.status == 2, "\(bad): \(result.stderr)")
@@ -252,7 +253,7 @@ struct PullTransferIssue8Tests {
 
     @Test("item 15: a transfer held down by --limit-rate is not judged too slow")
     func theMinimumSpeedFollowsTheRateLimit() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let server = try FaultServer()
         defer { server.stop() }
@@ -278,7 +279,7 @@ struct PullTransferIssue8Tests {
 
     @Test("item 22: a server ignoring Range gets a restart line and event, and every byte is counted")
     func aResumeAnsweredWithTheWholeFileIsReported() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let server = try FaultServer()
         defer { server.stop() }
@@ -304,7 +305,7 @@ struct PullTransferIssue8Tests {
 
     @Test("item 22: two corrupt copies of a file that fails count as two downloads in the summary")
     func corruptCopiesAreCounted() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let server = try FaultServer()
         defer { server.stop() }
@@ -325,7 +326,7 @@ struct PullTransferIssue8Tests {
 
     @Test("item 23: the download after a CRC mismatch asks caches for a fresh copy")
     func theRedownloadAfterACRCMismatchSendsNoCache() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let server = try FaultServer()
         defer { server.stop() }
@@ -347,7 +348,7 @@ struct PullTransferIssue8Tests {
 
     @Test("item 24: the last transfer running gets the whole --limit-rate")
     func theLastTransferGetsTheWholeLimit() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let server = try FaultServer()
         defer { server.stop() }

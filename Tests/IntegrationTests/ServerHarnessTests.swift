@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// The test servers do what they claim, as a plain client (`/usr/bin/curl`) sees it.
 @Suite struct ServerHarnessTests {

@@ -1,5 +1,6 @@
 import CZlib
 import Foundation
+import TestSupport
 
 /// What one run of the built `assetsync` binary did.
 struct RunResult {
@@ -39,8 +40,9 @@ enum AssetSyncBinary {
         let scratch = try TemporaryDirectory()
         let outURL = scratch.url.appendingPathComponent("stdout")
         let errURL = scratch.url.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        for file in [outURL, errURL] where !FileManager.default.createFile(atPath: file.path, contents: nil) {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
+        }
         let process = Process()
         if prefix.isEmpty {
             process.executableURL = url
@@ -91,9 +93,7 @@ final class RunningAssetSync {
 
     /// Waits for it to exit (killing it after `timeout` seconds) and returns what it did.
     func wait(timeout: Double = 120) throws -> RunResult {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if !waitUntil(timeout: timeout, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try out.close()
         try err.close()
@@ -137,19 +137,4 @@ enum TestManifest {
         }
         return String(format: "%08x", value)
     }
-}
-
-/// A fresh directory under the system's temporary directory, removed when released.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        var template = Array((URL(fileURLWithPath: NSTemporaryDirectory()).standardizedFileURL.path + "/assetsync-test-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
-        url = URL(fileURLWithPath: String(cString: made))
-    }
-
-    var path: String { url.path }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
 }

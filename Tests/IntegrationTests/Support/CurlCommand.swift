@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// What one `/usr/bin/curl` run did: exit status, body, the response heads it saw.
 struct CurlResult {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 
 /// A real nginx (Debian's `/usr/sbin/nginx`) serving `root` on `127.0.0.1` with a port, config,
 /// logs and temp dirs of its own; stopped by `stop()` or on release, workers included.
