@@ -26,9 +26,7 @@ import TestSupport
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(120)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { process.terminate() }
+        if !waitUntil(timeout: 120, { !process.isRunning }) { process.terminate() }
         process.waitUntilExit()
         try output.close()
         let text = try String(contentsOf: log, encoding: .utf8)

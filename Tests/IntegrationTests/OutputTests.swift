@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// What people and machines see, from real runs against nginx: plain lines
 /// when stderr is not a terminal, JSON events on stdout, and the live block
@@ -111,17 +112,20 @@ import Testing
         _ = try tmux(["new-session", "-d", "-s", session, "-x", "100", "-y", "30", command])
         defer { _ = try? tmux(["kill-session", "-t", session]) }
         var during = ""
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, !FileManager.default.fileExists(atPath: done) {
+        _ = try waitUntil(timeout: 30, polling: .milliseconds(100)) {
             let screen = try tmux(["capture-pane", "-p", "-t", session])
-            if screen.contains("Pulling 0/1 files"), screen.contains("[=") { during = screen; break }
-            usleep(100_000)
+            if screen.contains("Pulling 0/1 files"), screen.contains("[=") { during = screen }
+            return !during.isEmpty || FileManager.default.fileExists(atPath: done)
         }
         #expect(during.contains("Pulling 0/1 files"), "no progress block seen")
         #expect(during.contains("big/video.bin") && during.contains("/ 16.0 MiB"))
-        while Date() < deadline, !FileManager.default.fileExists(atPath: done) { usleep(100_000) }
-        usleep(200_000)
-        let after = try tmux(["capture-pane", "-p", "-t", session])
+        // The run has ended once `done` exists; the screen has its last lines once the summary is on it.
+        #expect(waitUntil(timeout: 30) { FileManager.default.fileExists(atPath: done) })
+        var after = ""
+        _ = try waitUntil(polling: .milliseconds(100)) {
+            after = try tmux(["capture-pane", "-p", "-t", session])
+            return after.contains(" transferred in ")
+        }
         #expect(try String(contentsOfFile: done, encoding: .utf8) == "0\n")
         #expect(!after.contains("Pulling"))
         #expect(after.contains("new      big/video.bin (16.0 MiB)"))

@@ -45,8 +45,7 @@ import TestSupport
         let second = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(second.status == 0)
         #expect(second.stderr.hasPrefix("0 new, 0 updated, 5 current, 0 failed; 0 B transferred in "))
-        usleep(300_000)
-        #expect(nginx.accessLog().isEmpty)
+        #expect(nginx.settledAccessLog().isEmpty)
 
         let changed = Self.random(500_000)
         try sandbox.serve("packs/level 1.zip", changed)
@@ -75,18 +74,7 @@ import TestSupport
     /// Starts a pull of a rate-limited file and returns once some bytes are in its partial.
     private func startSlowPull(_ sandbox: Sandbox, manifest: String) throws -> RunningAssetSync {
         let running = try AssetSyncBinary.start(["pull", manifest, "--dest", sandbox.dest])
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let parts = sandbox.partialNames().filter { $0.hasSuffix(".part") }
-            if let part = parts.first,
-               let size = try? FileManager.default.attributesOfItem(atPath: sandbox.dest + "/.assetsync/partial/" + part)[.size] as? Int,
-               size >= 2 << 20 {
-                return running
-            }
-            usleep(20_000)
-        }
-        running.signal(SIGKILL)
-        Issue.record("the pull never wrote 2 MiB: \(running.stderrSoFar)")
+        if !running.waitForPartial(in: sandbox.dest, bytes: 2 << 20) { running.signal(SIGKILL) }
         return running
     }
 

@@ -10,26 +10,13 @@ import TestSupport
         try NginxServer(root: sandbox.served, extraConfig: "location /slow/ { alias \(sandbox.served.path)/; limit_rate 4m; }")
     }
 
-    /// Waits until the partial directory under `dest` holds at least `bytes` in one part file.
-    private static func waitForPartial(_ dest: String, bytes: Int, _ running: RunningAssetSync) {
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let directory = dest + "/.assetsync/partial"
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".part") {
-                if let size = try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as? Int, size >= bytes { return }
-            }
-            usleep(20_000)
-        }
-        Issue.record("no partial reached \(bytes) bytes: \(running.stderrSoFar)")
-    }
-
     @Test func aSecondRunIsLockedOutNamingTheHolderUntilTheHolderIsKilled() throws {
         let sandbox = try Sandbox(serving: ["big.bin": PullNginxTests.random(24 << 20)])
         let nginx = try Self.slowNginx(sandbox)
         defer { nginx.stop() }
         let manifest = try sandbox.manifest(base: nginx.baseURL + "slow/")
         let holder = try AssetSyncBinary.start(["pull", manifest, "--dest", sandbox.dest])
-        Self.waitForPartial(sandbox.dest, bytes: 1 << 20, holder)
+        holder.waitForPartial(in: sandbox.dest, bytes: 1 << 20)
 
         let second = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(second.status == 4)
@@ -39,7 +26,7 @@ import TestSupport
         #expect(lockFile.hasPrefix("pid \(holder.pid)\nhost "))
 
         let waiting = try AssetSyncBinary.start(["pull", manifest, "--dest", sandbox.dest, "--lock-wait", "60"])
-        usleep(300_000)
+        #expect(waiting.waitUntilOpen(sandbox.dest + "/.assetsync/lock"))
         #expect(waiting.process.isRunning)  // waiting for the lock, not failing
         holder.signal(SIGKILL)
         _ = try holder.wait()
@@ -97,8 +84,7 @@ import TestSupport
         #expect(result.status == 3)
         #expect(result.stderr.hasPrefix("Error: not enough free space in \(dest): the pull needs 7.1 MiB (6.0 MiB to download and a margin of 1.1 MiB), but "))
         #expect(result.stderr.hasSuffix(" is free. Nothing was downloaded; free some space and run again.\n"))
-        usleep(200_000)
-        #expect(nginx.accessLog().isEmpty)
+        #expect(nginx.settledAccessLog().isEmpty)
     }
 
     @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
@@ -110,7 +96,7 @@ import TestSupport
         let dest = disk.path + "/cache"
         let manifest = try sandbox.manifest(base: nginx.baseURL + "slow/")
         let running = try AssetSyncBinary.start(["pull", manifest, "--dest", dest])
-        Self.waitForPartial(dest, bytes: 1 << 20, running)
+        running.waitForPartial(in: dest, bytes: 1 << 20)
         // Someone else fills the disk while the download runs.
         let filler = disk.path + "/filler"
         #expect(FileManager.default.createFile(atPath: filler, contents: nil))
@@ -150,13 +136,12 @@ import TestSupport
         let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
         let running = try AssetSyncBinary.start(["pull", try sandbox.manifest(base: nginx.baseURL), "--dest", sandbox.dest, "--splay", "3600"])
-        usleep(500_000)
+        #expect(running.waitUntilCatching(SIGINT))  // so that SIGINT ends the wait rather than the process
         #expect(running.process.isRunning)
         running.signal(SIGINT)
         let result = try running.wait(timeout: 10)
         #expect(result.status == 130)
-        usleep(200_000)
-        #expect(nginx.accessLog().isEmpty)
+        #expect(nginx.settledAccessLog().isEmpty)
     }
 
     /// Killed while the state index is being written: strace sends SIGKILL at the second `renameat`
@@ -179,8 +164,7 @@ import TestSupport
         let next = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(next.status == 0, "\(next.stderr)")
         #expect(next.stderr.hasPrefix("0 new, 0 updated, 1 current, 0 failed"))
-        usleep(200_000)
-        #expect(nginx.accessLog().isEmpty)
+        #expect(nginx.settledAccessLog().isEmpty)
         #expect(FileManager.default.fileExists(atPath: sandbox.dest + "/.assetsync/state"))
     }
 
@@ -202,7 +186,6 @@ import TestSupport
         let next = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(next.status == 0, "\(next.stderr)")
         #expect(try sandbox.cached() == sandbox.expected)
-        usleep(200_000)
-        #expect(nginx.accessLog().isEmpty)
+        #expect(nginx.settledAccessLog().isEmpty)
     }
 }

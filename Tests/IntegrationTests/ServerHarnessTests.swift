@@ -517,16 +517,6 @@ import TestSupport
     }
 }
 
-/// Polls `condition` every 5 ms until it holds (true) or `timeout` seconds pass (false).
-private func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + .seconds(timeout)
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        usleep(5_000)
-    }
-    return true
-}
-
 extension Data {
     fileprivate func ends(with suffix: Data) -> Bool { count >= suffix.count && self.suffix(suffix.count) == suffix }
 }

@@ -107,19 +107,37 @@ final class NginxServer: Sendable {
     /// The access log so far, one entry per finished request (nginx writes a line when the
     /// response is done, so a client may see the last byte a moment before its line exists:
     /// use `waitForAccessLog(count:)` right after a transfer).
-    func accessLog() -> [AccessLogLine] {
+    func accessLog() -> [AccessLogLine] { loggedRequests().filter { $0.path != Self.markerPath } }
+
+    /// Every line of the access log, markers included.
+    private func loggedRequests() -> [AccessLogLine] {
         guard let text = try? String(contentsOf: accessLogURL, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { AccessLogLine(json: String($0)) }
     }
 
+    /// Answered with 204 and left out of `accessLog()`: the test's own request that marks a point in the log.
+    private static let markerPath = "/.assetsync-test-marker"
+
+    /// The access log once every request nginx finished before this call is in it, for a test that
+    /// checks what was not asked: a marker request is made and its line awaited (a worker logs in
+    /// the order it finishes requests, so this holds with one worker).
+    func settledAccessLog(timeout: Double = 10) -> [AccessLogLine] {
+        let marker = Self.markerPath + "?" + UUID().uuidString
+        if let fd = try? LoopbackSocket.connect(port: port) {
+            defer { close(fd) }
+            let request = "GET \(marker) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+            _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            var buffer = [UInt8](repeating: 0, count: 1024)
+            while recv(fd, &buffer, buffer.count, 0) > 0 {}
+        }
+        _ = waitUntil(timeout: timeout) { loggedRequests().contains { $0.uri == marker } }
+        return accessLog()
+    }
+
     /// The access log once it holds at least `count` lines, or as it is after `timeout` seconds.
     func waitForAccessLog(count: Int, timeout: Double = 10) -> [AccessLogLine] {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while true {
-            let lines = accessLog()
-            if lines.count >= count || ContinuousClock.now >= deadline { return lines }
-            usleep(5_000)
-        }
+        _ = waitUntil(timeout: timeout) { accessLog().count >= count }
+        return accessLog()
     }
 
     /// The error log's text (level `info`: also client aborts and resets).
@@ -180,6 +198,7 @@ final class NginxServer: Sendable {
                     server_name localhost;
                     root "\(root.path)";
                     location / { }
+                    location = \(markerPath) { return 204; }
             \(extraConfig)
                 }
             \(httpConfig)
