@@ -39,18 +39,7 @@ import TestSupport
     @Test("item 21: verify --repair trusts --cacert against an HTTPS server")
     func verifyRepairTakesCacert() throws {
         let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(3000), "b/c.bin": PullNginxTests.random(100)])
-        let certificate = sandbox.root.path + "/cert.pem"
-        let key = sandbox.root.path + "/key.pem"
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
-        ]
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        try #require(openssl.terminationStatus == 0)
+        let (certificate, key) = try sandbox.makeCertificate()
         let tlsPort = try LoopbackSocket.freePort()
         let nginx = try NginxServer(root: sandbox.served, httpConfig: """
             server {

@@ -78,12 +78,9 @@ import TestSupport
         return running
     }
 
-    private static let slowLocation = "location /slow/ { alias ROOT/; limit_rate 4m; }"
-
     @Test func resumesWithRangeAfterKill9() throws {
         let sandbox = try Sandbox(serving: ["big/video.bin": Self.random(24 << 20)])
-        let nginx = try NginxServer(
-            root: sandbox.served, extraConfig: Self.slowLocation.replacingOccurrences(of: "ROOT", with: sandbox.served.path))
+        let nginx = try NginxServer(root: sandbox.served, extraConfig: NginxServer.slowLocation(serving: sandbox.served))
         defer { nginx.stop() }
         let manifest = try sandbox.manifest(base: nginx.baseURL + "slow/")
 
@@ -113,8 +110,7 @@ import TestSupport
 
     @Test func ctrlCKeepsThePartialAndExits130() throws {
         let sandbox = try Sandbox(serving: ["big/video.bin": Self.random(24 << 20), "small.txt": Data("s".utf8)])
-        let nginx = try NginxServer(
-            root: sandbox.served, extraConfig: Self.slowLocation.replacingOccurrences(of: "ROOT", with: sandbox.served.path))
+        let nginx = try NginxServer(root: sandbox.served, extraConfig: NginxServer.slowLocation(serving: sandbox.served))
         defer { nginx.stop() }
         let manifest = try sandbox.manifest(base: nginx.baseURL + "slow/")
 
@@ -135,18 +131,7 @@ import TestSupport
 
     @Test func httpsIsAlwaysVerifiedSpeaksHTTP2AndReusesConnections() throws {
         let sandbox = try Sandbox(serving: ["a.bin": Self.random(300_000), "b/c.bin": Self.random(200_000), "d.bin": Self.random(1000)])
-        let certificate = sandbox.root.path + "/cert.pem"
-        let key = sandbox.root.path + "/key.pem"
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
-        ]
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        #expect(openssl.terminationStatus == 0)
+        let (certificate, key) = try sandbox.makeCertificate()
         let tlsPort = try LoopbackSocket.freePort()
         let nginx = try NginxServer(root: sandbox.served, httpConfig: """
             server {

@@ -7,7 +7,7 @@ import TestSupport
 /// preflight and a full disk mid-run, housekeeping of stale partials, and splay.
 @Suite struct PullSchedulingTests {
     private static func slowNginx(_ sandbox: Sandbox) throws -> NginxServer {
-        try NginxServer(root: sandbox.served, extraConfig: "location /slow/ { alias \(sandbox.served.path)/; limit_rate 4m; }")
+        try NginxServer(root: sandbox.served, extraConfig: NginxServer.slowLocation(serving: sandbox.served))
     }
 
     @Test func aSecondRunIsLockedOutNamingTheHolderUntilTheHolderIsKilled() throws {
@@ -144,18 +144,25 @@ import TestSupport
         #expect(nginx.settledAccessLog().isEmpty)
     }
 
+    static let strace = "/usr/bin/strace"
+
+    /// Pulls `manifest` into `dest` under strace, which sends SIGKILL at the run's second `renameat`.
+    private static func pullKilledAtTheSecondRename(_ manifest: String, into dest: String) throws -> RunResult {
+        try AssetSyncBinary.run(
+            ["pull", manifest, "--dest", dest],
+            prefix: [strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat", "-e", "inject=renameat:signal=SIGKILL:when=2"])
+    }
+
     /// Killed while the state index is being written: strace sends SIGKILL at the second `renameat`
     /// (the first commits the empty file, the second would put the new index in place). The file is
     /// committed, the index is not, and the next run proves the file instead of fetching it.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace"))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: strace), "needs strace"))
     func killedWhileWritingTheIndexCostsOnlyReverification() throws {
         let sandbox = try Sandbox(serving: ["empty.cfg": Data()])
         let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
         let manifest = try sandbox.manifest(base: nginx.baseURL)
-        let killed = try AssetSyncBinary.run(
-            ["pull", manifest, "--dest", sandbox.dest],
-            prefix: ["/usr/bin/strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat", "-e", "inject=renameat:signal=SIGKILL:when=2"])
+        let killed = try Self.pullKilledAtTheSecondRename(manifest, into: sandbox.dest)
         #expect(killed.status != 0)
         #expect(try sandbox.cached() == sandbox.expected)
         #expect(!FileManager.default.fileExists(atPath: sandbox.dest + "/.assetsync/state"))
@@ -171,15 +178,13 @@ import TestSupport
     /// Killed between the last byte and the commit (strace: SIGKILL at the transfer thread's second
     /// `renameat`, after the resume record's): the next run proves the complete partial and commits
     /// it without a request.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace"))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: strace), "needs strace"))
     func aCompletePartialIsCommittedWithoutARequest() throws {
         let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(300_000)])
         let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
         let manifest = try sandbox.manifest(base: nginx.baseURL)
-        let killed = try AssetSyncBinary.run(
-            ["pull", manifest, "--dest", sandbox.dest],
-            prefix: ["/usr/bin/strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat", "-e", "inject=renameat:signal=SIGKILL:when=2"])
+        let killed = try Self.pullKilledAtTheSecondRename(manifest, into: sandbox.dest)
         #expect(killed.status != 0)
         #expect(try sandbox.cached().isEmpty)
         nginx.clearAccessLog()

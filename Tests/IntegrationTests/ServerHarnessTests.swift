@@ -457,7 +457,7 @@ import TestSupport
         for piece in ["GE", "T /p HTTP/1.1\r\nhost: x\r\nrAnGe: bytes=1-\r", "\n", "\r\n",
                       "GET /p HTTP/1.1\nHost: x\nConnection: close\n\n"] {
             _ = piece.withCString { Glibc.send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-            usleep(20_000)
+            usleep(20_000)  // apart in time, so that the server reads each piece on its own: the point of the test
         }
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -34,6 +34,11 @@ final class NginxServer: Sendable {
         "http://\(host):\(port)/" + (path.hasPrefix("/") ? String(path.dropFirst()) : path)
     }
 
+    /// A `location /slow/` serving `root` at 4 MiB/s, for a transfer a test can interrupt midway.
+    static func slowLocation(serving root: URL) -> String {
+        "location /slow/ { alias \(root.path)/; limit_rate 4m; }"
+    }
+
     var accessLogURL: URL { directory.appendingPathComponent("logs/access.log") }
     var errorLogURL: URL { directory.appendingPathComponent("logs/error.log") }
 

@@ -97,6 +97,24 @@ final class Sandbox {
         return try TestManifest.write(files, base: base, in: root, name: name)
     }
 
+    /// A self-signed certificate for `127.0.0.1` and its key, made with openssl in the sandbox.
+    func makeCertificate() throws -> (certificate: String, key: String) {
+        made.formUnion(["cert.pem", "key.pem"])
+        let certificate = root.path + "/cert.pem"
+        let key = root.path + "/key.pem"
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
+        ]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        try #require(openssl.terminationStatus == 0)
+        return (certificate, key)
+    }
+
     /// Makes DEST a directory assetsync manages, as any completed pull does: pulls an empty manifest into it.
     func completeAnEmptyPull() throws {
         let result = try AssetSyncBinary.run(["pull", writeManifest([], name: "empty.json"), "--dest", dest])
