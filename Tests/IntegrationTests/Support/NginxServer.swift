@@ -234,21 +234,18 @@ final class NginxServer: Sendable {
     /// its workers exist, and the port accepts a connection.
     private static func waitUntilReady(_ process: Process, directory: URL, port: UInt16, workers: Int, timeout: Double) -> Readiness {
         let pidFile = directory.appendingPathComponent("nginx.pid").path
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while ContinuousClock.now < deadline {
-            if !process.isRunning {
-                process.waitUntilExit()
-                return .failed(diagnostics(directory))
-            }
-            if let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
-               Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) == process.processIdentifier,
-               children(of: process.processIdentifier).count >= workers,
-               LoopbackSocket.canConnect(port: port, timeout: 1) {
-                return .ready
-            }
-            usleep(10_000)
+        let settled = waitUntil(timeout: timeout, polling: .milliseconds(10)) {
+            guard process.isRunning else { return true }
+            guard let text = try? String(contentsOfFile: pidFile, encoding: .utf8) else { return false }
+            return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) == process.processIdentifier
+                && children(of: process.processIdentifier).count >= workers
+                && LoopbackSocket.canConnect(port: port, timeout: 1)
         }
-        return .timedOut(diagnostics(directory))
+        guard process.isRunning else {
+            process.waitUntilExit()
+            return .failed(diagnostics(directory))
+        }
+        return settled ? .ready : .timedOut(diagnostics(directory))
     }
 
     private static func diagnostics(_ directory: URL) -> String {
@@ -263,9 +260,7 @@ final class NginxServer: Sendable {
         let master = process.processIdentifier
         let workers = children(of: master).compactMap { pid in procStat(of: pid).map { (pid, $0.startTime) } }
         if process.isRunning { kill(master, SIGTERM) }
-        let deadline = ContinuousClock.now + .seconds(graceSeconds)
-        while process.isRunning && ContinuousClock.now < deadline { usleep(5_000) }
-        if process.isRunning { kill(master, SIGKILL) }
+        if !waitUntil(timeout: graceSeconds, { !process.isRunning }) { kill(master, SIGKILL) }
         process.waitUntilExit()
         // Workers exit before a terminated master; after a SIGKILLed one they may linger.
         let workerDeadline = ContinuousClock.now + .seconds(graceSeconds)
