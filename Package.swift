@@ -49,9 +49,10 @@ let package = Package(
             name: "AssetSyncTests",
             dependencies: [
                 "AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer",
-                "AssetSyncPull", "AssetSyncCLI", "CZlib",
+                "AssetSyncPull", "AssetSyncCLI", "CZlib", "TestSupport",
             ]),
-        .testTarget(name: "IntegrationTests", dependencies: ["assetsync", "CZlib"], exclude: ["Golden"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "IntegrationTests", dependencies: ["assetsync", "CZlib", "TestSupport"], exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

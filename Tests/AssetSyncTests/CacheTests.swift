@@ -8,6 +8,7 @@ import Testing
 @testable import AssetSyncPull
 @testable import AssetSyncSystem
 @testable import AssetSyncTransfer
+import TestSupport
 
 /// The cache side of a pull: resume records, partial files, the commit protocol,
 /// and directory creation that never follows a symlink.

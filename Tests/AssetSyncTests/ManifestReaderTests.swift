@@ -8,6 +8,7 @@ import Testing
 @testable import AssetSyncPull
 @testable import AssetSyncSystem
 @testable import AssetSyncTransfer
+import TestSupport
 
 /// The XML and JSON readers: equal models, positions in errors, structure rules.
 @Suite struct ManifestReaderTests {

@@ -8,6 +8,7 @@ import Testing
 @testable import AssetSyncPull
 @testable import AssetSyncSystem
 @testable import AssetSyncTransfer
+import TestSupport
 
 /// Partials have one writer, commits take only the bytes on disk, and paths that
 /// differ only in Unicode normalization are one path to every keyed structure.

@@ -8,6 +8,7 @@ import Testing
 @testable import AssetSyncPull
 @testable import AssetSyncSystem
 @testable import AssetSyncTransfer
+import TestSupport
 
 /// The planner on real temporary directories: classification by size and
 /// kind, extras, symlinks never followed, contents never needed.

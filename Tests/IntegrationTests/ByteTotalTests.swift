@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Item 6 of issue 8: sizes near Int64.max. Each size fits in an Int64, their sum does not;
 /// every total saturates at Int64.max instead of trapping or wrapping to a negative number.

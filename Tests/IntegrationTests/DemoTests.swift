@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `make demo`'s script, run from a copy of the checkout in a private directory, as a new user's clone in
 /// root's home or in `mktemp -d` is.
@@ -26,9 +27,7 @@ import Testing
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(120)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { process.terminate() }
+        if !waitUntil(timeout: 120, { !process.isRunning }) { process.terminate() }
         process.waitUntilExit()
         try output.close()
         let text = try String(contentsOf: log, encoding: .utf8)

@@ -1,24 +1,23 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// `assetsync manifest`: deterministic, and what it writes round-trips through a pull.
 @Suite struct ManifestCommandTests {
-    typealias Fixture = PullNginxTests.Fixture
-
     @Test func generatedManifestRoundTripsThroughPull() throws {
-        let fixture = try Fixture(files: [
+        let sandbox = try Sandbox(serving: [
             "videos/intro.mp4": PullNginxTests.random(1 << 20), "packs/level 1 & 2.zip": PullNginxTests.random(70_000),
             "packs/dlc/winter/sons café.zip": PullNginxTests.random(5000), "empty.cfg": Data(), "readme.txt": Data("hi".utf8),
         ])
         // Not part of the published tree: a symlink out of it, and assetsync's own directory.
         let outside = try TemporaryDirectory()
-        try FileManager.default.createSymbolicLink(atPath: fixture.served.path + "/link", withDestinationPath: outside.path)
-        try fixture.write(".assetsync/state", Data("x".utf8))
-        let nginx = try NginxServer(root: fixture.served)
+        try FileManager.default.createSymbolicLink(atPath: sandbox.served.path + "/link", withDestinationPath: outside.path)
+        try sandbox.writeServed(".assetsync/state", Data("x".utf8))
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
-        let xml = fixture.work.path + "/generated.xml"
-        let made = try AssetSyncBinary.run(["manifest", fixture.served.path, "--base", nginx.baseURL, "--output", xml])
+        let xml = sandbox.root.path + "/generated.xml"
+        let made = try AssetSyncBinary.run(["manifest", sandbox.served.path, "--base", nginx.baseURL, "--output", xml])
         #expect(made.status == 0, "\(made.stderr)")
         #expect(made.stderr == "Wrote \(xml): 5 files, 1.1 MiB.\n")
         let text = try String(contentsOfFile: xml, encoding: .utf8)
@@ -27,31 +26,31 @@ import Testing
         let paths = text.split(separator: "\n").compactMap { line in line.split(separator: "\"").dropFirst().first.map(String.init) }
         #expect(Array(paths.dropFirst(2)) == paths.dropFirst(2).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
 
-        let again = try AssetSyncBinary.run(["manifest", fixture.served.path, "--base", nginx.baseURL])
+        let again = try AssetSyncBinary.run(["manifest", sandbox.served.path, "--base", nginx.baseURL])
         #expect(again.stdout == text)  // byte-identical on a rerun
-        let json = try AssetSyncBinary.run(["manifest", fixture.served.path, "--base", nginx.baseURL, "--format", "json"])
+        let json = try AssetSyncBinary.run(["manifest", sandbox.served.path, "--base", nginx.baseURL, "--format", "json"])
         #expect(json.status == 0)
-        let jsonPath = fixture.work.path + "/generated.json"
+        let jsonPath = sandbox.root.path + "/generated.json"
         try json.stdout.write(toFile: jsonPath, atomically: true, encoding: .utf8)
-        let planXML = try AssetSyncBinary.run(["plan", xml, "--dest", fixture.dest, "--json"])
-        let planJSON = try AssetSyncBinary.run(["plan", jsonPath, "--dest", fixture.dest, "--json"])
+        let planXML = try AssetSyncBinary.run(["plan", xml, "--dest", sandbox.dest, "--json"])
+        let planJSON = try AssetSyncBinary.run(["plan", jsonPath, "--dest", sandbox.dest, "--json"])
         #expect(planXML.status == 0 && planXML.stdout == planJSON.stdout)
 
-        let pulled = try AssetSyncBinary.run(["pull", xml, "--dest", fixture.dest])
+        let pulled = try AssetSyncBinary.run(["pull", xml, "--dest", sandbox.dest])
         #expect(pulled.status == 0, "\(pulled.stderr)")
-        #expect(try fixture.cached() == fixture.files)
+        #expect(try sandbox.cached() == sandbox.expected)
     }
 
     @Test func refusesAFileNoManifestMayHoldAndABadBase() throws {
-        let fixture = try Fixture(files: ["ok.bin": Data("1".utf8), "bad\\name.bin": Data("2".utf8)])
-        let refused = try AssetSyncBinary.run(["manifest", fixture.served.path, "--base", "http://h/"])
+        let sandbox = try Sandbox(serving: ["ok.bin": Data("1".utf8), "bad\\name.bin": Data("2".utf8)])
+        let refused = try AssetSyncBinary.run(["manifest", sandbox.served.path, "--base", "http://h/"])
         #expect(refused.status == 2)
         #expect(refused.stderr == "Error: \"bad\\\\name.bin\" cannot be listed in a manifest: path must not contain a backslash. "
-            + "Rename it, or move it out of \"\(fixture.served.path)\".\n")
-        let base = try AssetSyncBinary.run(["manifest", fixture.served.path, "--base", "file:///etc/"])
+            + "Rename it, or move it out of \"\(sandbox.served.path)\".\n")
+        let base = try AssetSyncBinary.run(["manifest", sandbox.served.path, "--base", "file:///etc/"])
         #expect(base.status == 2)
         #expect(base.stderr.hasPrefix("Error: Invalid '--base': base must use http or https, not file: \"file:///etc/\"\n"))
-        let missing = try AssetSyncBinary.run(["manifest", fixture.served.path])
+        let missing = try AssetSyncBinary.run(["manifest", sandbox.served.path])
         #expect(missing.status == 2)
         #expect(missing.stderr.hasPrefix("Error: Missing '--base <url>': each file is fetched at base + its path\n"))
     }

@@ -1,19 +1,16 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// What is planted under `.assetsync/` (a FIFO, a huge sparse file, a hard link to a file
 /// outside DEST) can neither hang, crash nor redirect a run (issue 8, items 4, 5 and 11).
 @Suite struct MetadataFileTests {
-    typealias Fixture = PullNginxTests.Fixture
-
-    /// A fixture whose manifest nginx serves too, pulled once by URL, with the URL.
-    private static func pulledRemotely(_ fixture: inout Fixture, _ nginx: NginxServer) throws -> String {
-        let manifestPath = try fixture.manifest(base: nginx.baseURL)
-        try fixture.write("manifest.json", try Data(contentsOf: URL(fileURLWithPath: manifestPath)))
-        fixture.files["manifest.json"] = nil
+    /// A sandbox whose manifest nginx serves too, pulled once by URL, with the URL.
+    private static func pulledRemotely(_ sandbox: Sandbox, _ nginx: NginxServer) throws -> String {
+        try sandbox.serveManifest(base: nginx.baseURL)
         let url = nginx.url("manifest.json")
-        let first = try AssetSyncBinary.run(["pull", url, "--dest", fixture.dest])
+        let first = try AssetSyncBinary.run(["pull", url, "--dest", sandbox.dest])
         #expect(first.status == 0, "\(first.stderr)")
         return url
     }
@@ -35,42 +32,42 @@ import Testing
     // A run that blocks is killed after the timeout and fails its status check rather than hanging the suite.
     @Test("item 4: a FIFO at .assetsync/state, at a resume record, at manifest.meta or at the cached manifest blocks neither pull nor verify")
     func fifosAreTreatedAsAbsent() throws {
-        var fixture = try Fixture(files: ["a.bin": PullNginxTests.random(70_000), "b.bin": PullNginxTests.random(1000)])
-        let nginx = try NginxServer(root: fixture.served)
+        let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(70_000), "b.bin": PullNginxTests.random(1000)])
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
-        let url = try Self.pulledRemotely(&fixture, nginx)
-        let metadata = fixture.dest + "/.assetsync"
+        let url = try Self.pulledRemotely(sandbox, nginx)
+        let metadata = sandbox.dest + "/.assetsync"
 
         Self.plantFIFO(metadata + "/state")
         Self.plantFIFO(metadata + "/manifest.meta")
-        try FileManager.default.removeItem(atPath: fixture.dest + "/a.bin")
+        try FileManager.default.removeItem(atPath: sandbox.dest + "/a.bin")
         try Data("partial".utf8).write(to: URL(fileURLWithPath: metadata + "/partial/" + Self.partialName("a.bin") + ".part"))
         Self.plantFIFO(metadata + "/partial/" + Self.partialName("a.bin") + ".resume")
-        let pull = try AssetSyncBinary.start(["pull", url, "--dest", fixture.dest]).wait(timeout: 60)
+        let pull = try AssetSyncBinary.start(["pull", url, "--dest", sandbox.dest]).wait(timeout: 60)
         #expect(pull.status == 0, "\(pull.stderr)")
-        #expect(try fixture.cached() == fixture.files)
+        #expect(try sandbox.cached() == sandbox.expected)
 
         Self.plantFIFO(metadata + "/state")
         Self.plantFIFO(metadata + "/manifest")
-        let verify = try AssetSyncBinary.start(["verify", url, "--dest", fixture.dest]).wait(timeout: 60)
+        let verify = try AssetSyncBinary.start(["verify", url, "--dest", sandbox.dest]).wait(timeout: 60)
         #expect(verify.status == 0, "\(verify.stderr)")
         #expect(Self.isRegularFile(metadata + "/manifest"))
     }
 
     @Test("item 5: a sparse 1 TiB .assetsync/state is torn: pull and verify re-read the files instead of crashing")
     func aHugeStateIndexIsTorn() throws {
-        let fixture = try Fixture(files: ["a.bin": PullNginxTests.random(1000)])
-        let nginx = try NginxServer(root: fixture.served)
+        let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(1000)])
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: nginx.baseURL)
-        #expect(try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest]).status == 0)
-        let state = fixture.dest + "/.assetsync/state"
+        let manifest = try sandbox.manifest(base: nginx.baseURL)
+        #expect(try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest]).status == 0)
+        let state = sandbox.dest + "/.assetsync/state"
         #expect(truncate(state, 1 << 40) == 0)
-        let pull = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        let pull = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(pull.status == 0, "\(pull.stderr)")
         #expect(pull.stderr.hasPrefix("0 new, 0 updated, 1 current, 0 failed"))
         #expect(truncate(state, 1 << 40) == 0)
-        let verify = try AssetSyncBinary.run(["verify", manifest, "--dest", fixture.dest])
+        let verify = try AssetSyncBinary.run(["verify", manifest, "--dest", sandbox.dest])
         #expect(verify.status == 0, "\(verify.stderr)")
         var status = stat()
         #expect(stat(state, &status) == 0 && status.st_size < 1 << 20)  // rewritten, not grown
@@ -78,26 +75,24 @@ import Testing
 
     @Test("item 11: hard links planted at the lock and at every temporary name leave the linked file outside DEST untouched")
     func hardLinksAreNeverWrittenThrough() throws {
-        var fixture = try Fixture(files: ["a.bin": PullNginxTests.random(70_000)])
-        let nginx = try NginxServer(root: fixture.served)
+        let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(70_000)])
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
-        let url = try Self.pulledRemotely(&fixture, nginx)
-        let victim = fixture.work.path + "/victim"
+        let url = try Self.pulledRemotely(sandbox, nginx)
+        let victim = sandbox.root.path + "/victim"
         try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
-        let metadata = fixture.dest + "/.assetsync"
+        let metadata = sandbox.dest + "/.assetsync"
         let changed = PullNginxTests.random(700_000)  // a longer manifest, so a new ETag within the same second
-        fixture.files["a.bin"] = changed
-        try fixture.write("a.bin", changed)
-        try fixture.write("manifest.json", try Data(contentsOf: URL(fileURLWithPath: try fixture.manifest(base: nginx.baseURL))))
-        fixture.files["manifest.json"] = nil
+        try sandbox.serve("a.bin", changed)
+        try sandbox.serveManifest(base: nginx.baseURL)
         let planted = ["lock", "state.tmp", "manifest.tmp", "manifest.meta.tmp", "partial/" + Self.partialName("a.bin") + ".resume.tmp"]
         for name in planted {
             unlink(metadata + "/" + name)
             #expect(link(victim, metadata + "/" + name) == 0)
         }
-        let pull = try AssetSyncBinary.run(["pull", url, "--dest", fixture.dest])
+        let pull = try AssetSyncBinary.run(["pull", url, "--dest", sandbox.dest])
         #expect(pull.status == 0, "\(pull.stderr)")
-        #expect(try fixture.cached() == fixture.files)
+        #expect(try sandbox.cached() == sandbox.expected)
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
         var status = stat()
         #expect(stat(metadata + "/lock", &status) == 0 && status.st_nlink == 1)

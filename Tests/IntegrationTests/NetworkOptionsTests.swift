@@ -1,37 +1,35 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Item 21 of issue 8: every command that makes a request (`plan URL`, `verify URL`,
 /// `verify --repair`) takes the network options `pull` takes.
 @Suite struct NetworkOptionsTests {
-    typealias Fixture = PullNginxTests.Fixture
-
     @Test("item 21: plan URL and verify URL send --header to a server that requires it")
     func planAndVerifyOfAManifestURLSendTheHeader() throws {
-        let fixture = try Fixture(files: ["a.bin": PullNginxTests.random(5000)])
-        let nginx = try NginxServer(root: fixture.served, extraConfig: """
+        let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(5000)])
+        let nginx = try NginxServer(root: sandbox.served, extraConfig: """
             location /private/ {
-                alias \(fixture.served.path)/;
+                alias \(sandbox.served.path)/;
                 if ($http_x_token != "s3cret") { return 403; }
             }
             """)
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: nginx.url("private/"))
-        try fixture.write("manifest.json", try Data(contentsOf: URL(fileURLWithPath: manifest)))
+        try sandbox.serveManifest(base: nginx.url("private/"))
         let url = nginx.url("private/manifest.json")
         let header = ["--header", "X-Token: s3cret"]
 
-        let refused = try AssetSyncBinary.run(["plan", url, "--dest", fixture.dest])
+        let refused = try AssetSyncBinary.run(["plan", url, "--dest", sandbox.dest])
         #expect(refused.status == 1)
         #expect(refused.stderr == "Error: cannot fetch the manifest \(url): HTTP 403. Nothing was downloaded.\n")
 
-        let plan = try AssetSyncBinary.run(["plan", url, "--dest", fixture.dest] + header)
+        let plan = try AssetSyncBinary.run(["plan", url, "--dest", sandbox.dest] + header)
         #expect(plan.status == 0, "\(plan.stderr)")
         #expect(plan.stdout.contains("new      4.9 KiB     a.bin\n"))
 
-        #expect(try AssetSyncBinary.run(["pull", url, "--dest", fixture.dest] + header).status == 0)
-        #expect(try AssetSyncBinary.run(["verify", url, "--dest", fixture.dest]).status == 1)
-        let verify = try AssetSyncBinary.run(["verify", url, "--dest", fixture.dest] + header)
+        #expect(try AssetSyncBinary.run(["pull", url, "--dest", sandbox.dest] + header).status == 0)
+        #expect(try AssetSyncBinary.run(["verify", url, "--dest", sandbox.dest]).status == 1)
+        let verify = try AssetSyncBinary.run(["verify", url, "--dest", sandbox.dest] + header)
         #expect(verify.status == 0, "\(verify.stderr)")
         #expect(verify.stderr.hasPrefix("Verified 1 files: 1 good, 0 missing, 0 corrupt"))
         // Refused, plan, pull, refused, then verify asks conditionally: the header reached each request.
@@ -40,37 +38,26 @@ import Testing
 
     @Test("item 21: verify --repair trusts --cacert against an HTTPS server")
     func verifyRepairTakesCacert() throws {
-        let fixture = try Fixture(files: ["a.bin": PullNginxTests.random(3000), "b/c.bin": PullNginxTests.random(100)])
-        let certificate = fixture.work.path + "/cert.pem"
-        let key = fixture.work.path + "/key.pem"
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
-        ]
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        try #require(openssl.terminationStatus == 0)
+        let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(3000), "b/c.bin": PullNginxTests.random(100)])
+        let (certificate, key) = try sandbox.makeCertificate()
         let tlsPort = try LoopbackSocket.freePort()
-        let nginx = try NginxServer(root: fixture.served, httpConfig: """
+        let nginx = try NginxServer(root: sandbox.served, httpConfig: """
             server {
                 listen 127.0.0.1:\(tlsPort) ssl;
                 ssl_certificate \(certificate);
                 ssl_certificate_key \(key);
-                root \(fixture.served.path);
+                root \(sandbox.served.path);
             }
             """)
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: "https://127.0.0.1:\(tlsPort)/")
+        let manifest = try sandbox.manifest(base: "https://127.0.0.1:\(tlsPort)/")
 
-        let untrusted = try AssetSyncBinary.run(["verify", manifest, "--dest", fixture.dest, "--repair"])
+        let untrusted = try AssetSyncBinary.run(["verify", manifest, "--dest", sandbox.dest, "--repair"])
         #expect(untrusted.status == 1)
         #expect(untrusted.stderr.contains("SSL certificate problem: self-signed certificate"))
-        let repaired = try AssetSyncBinary.run(["verify", manifest, "--dest", fixture.dest, "--repair", "--cacert", certificate])
+        let repaired = try AssetSyncBinary.run(["verify", manifest, "--dest", sandbox.dest, "--repair", "--cacert", certificate])
         #expect(repaired.status == 0, "\(repaired.stderr)")
-        #expect(try fixture.cached() == fixture.files)
+        #expect(try sandbox.cached() == sandbox.expected)
     }
 
     @Test("item 21: a bad network option is a usage error of the command that was typed")

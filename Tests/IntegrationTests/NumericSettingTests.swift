@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Item 7 of issue 8: every numeric option and `ASSETSYNC_*` variable goes through one
 /// range-checked parser; a bad value is a usage error (exit 2) naming it, never a crash, a

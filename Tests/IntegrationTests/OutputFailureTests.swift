@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// Items 9 and 10 of issue 8: what a failed write to standard output does. `plan`, `manifest`
 /// and the help, whose product is their output, exit 3 with a message (a reader that went away
@@ -35,7 +36,7 @@ import Testing
         defer { server.stop() }
         let gate = Gate()
         defer { gate.open() }
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         for (index, name) in ["a.bin", "b.bin", "dir/c.bin"].enumerated() {
             let resource = FaultResource.pattern(size: 40_000 + index, seed: UInt64(index + 1))
             server.route(name, .custom { request in
@@ -44,11 +45,11 @@ import Testing
             })
             sandbox.add(name, resource, url: server.url(name))
         }
-        _ = try TestManifest.write(sandbox.files, in: sandbox.parent, name: PullSandbox.manifestName)
+        try sandbox.manifest()
         let pipe = Pipe()
         let running = try AssetSyncBinary.start(
             ["pull", sandbox.manifestPath, "--dest", sandbox.dest, "--json"],
-            environment: PullSandbox.environment([:]), standardOutput: pipe.fileHandleForWriting)
+            environment: Sandbox.environment([:]), standardOutput: pipe.fileHandleForWriting)
         try pipe.fileHandleForWriting.close()
         var firstLine = Data()
         while let byte = try pipe.fileHandleForReading.read(upToCount: 1), !byte.isEmpty {
@@ -104,13 +105,13 @@ import Testing
     func pullJSONIntoAFullDisk() throws {
         let server = try FaultServer()
         defer { server.stop() }
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         let resource = FaultResource.pattern(size: 30_000)
         server.route("a.bin", .serve(resource))
         sandbox.add("a.bin", resource, url: server.url("a.bin"))
-        _ = try TestManifest.write(sandbox.files, in: sandbox.parent, name: PullSandbox.manifestName)
+        try sandbox.manifest()
         let result = try AssetSyncBinary.run(
-            ["pull", sandbox.manifestPath, "--dest", sandbox.dest, "--json"], environment: PullSandbox.environment([:]),
+            ["pull", sandbox.manifestPath, "--dest", sandbox.dest, "--json"], environment: Sandbox.environment([:]),
             prefix: Self.intoDevFull)
         #expect(result.status == 3)
         #expect(result.stderr.hasSuffix("Error: cannot write the JSON events to standard output: No space left on device.\n"))

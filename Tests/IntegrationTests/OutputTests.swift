@@ -1,13 +1,12 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// What people and machines see, from real runs against nginx: plain lines
 /// when stderr is not a terminal, JSON events on stdout, and the live block
 /// inside a real terminal (tmux).
 @Suite struct OutputTests {
-    typealias Fixture = PullNginxTests.Fixture
-
     private static func events(_ stdout: String) throws -> [[String: Any]] {
         try stdout.split(separator: "\n").map { line in
             try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
@@ -15,18 +14,15 @@ import Testing
     }
 
     @Test func jsonEventsOnStdoutAndPlainLinesOnStderr() throws {
-        let fixture = try Fixture(files: ["a.bin": PullNginxTests.random(70_000), "dir/b.bin": PullNginxTests.random(10)])
-        let nginx = try NginxServer(root: fixture.served)
+        let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(70_000), "dir/b.bin": PullNginxTests.random(10)])
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
-        var entries = fixture.files.keys.sorted().map { path in
-            TestManifest.File(path: path, size: fixture.files[path]!.count, crc32: TestManifest.crc32Hex(fixture.files[path]!))
-        }
-        entries.append(TestManifest.File(path: "gone.bin", size: 5, crc32: "00000001"))
-        let manifest = try TestManifest.write(entries, base: nginx.baseURL, in: fixture.work)
-        try fixture.completeAnEmptyPull()
-        try Data("x".utf8).write(to: URL(fileURLWithPath: fixture.dest + "/stray"))
+        let gone = TestManifest.File(path: "gone.bin", size: 5, crc32: "00000001")
+        let manifest = try sandbox.writeManifest(sandbox.files + [gone], base: nginx.baseURL, name: Sandbox.manifestName)
+        try sandbox.completeAnEmptyPull()
+        try Data("x".utf8).write(to: URL(fileURLWithPath: sandbox.dest + "/stray"))
 
-        let result = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest, "--json", "--delete"])
+        let result = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest, "--json", "--delete"])
         #expect(result.status == 1)
         let events = try Self.events(result.stdout)
         let types = events.map { $0["type"] as! String }
@@ -57,40 +53,40 @@ import Testing
         #expect(lines[4].hasPrefix("2 new, 0 updated, 0 current, 1 failed, 1 deleted; 68.4 KiB transferred in "))
         #expect(Array(lines.suffix(2)) == ["Failed:", "  gone.bin: HTTP 404 (\(nginx.url("gone.bin")))"])
 
-        let quiet = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest, "--quiet"])
+        let quiet = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest, "--quiet"])
         #expect(quiet.stderr == "failed   gone.bin: HTTP 404 (\(nginx.url("gone.bin")))\n"
             + "0 new, 0 updated, 2 current, 1 failed; 0 B transferred in " + quiet.stderr.split(separator: "transferred in ")[1])
     }
 
     @Test func verifyAndPlanSpeakJSONToo() throws {
-        let fixture = try Fixture(files: ["a.bin": PullNginxTests.random(100)])
-        let nginx = try NginxServer(root: fixture.served)
+        let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(100)])
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: nginx.baseURL)
-        #expect(try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest]).status == 0)
-        let verify = try AssetSyncBinary.run(["verify", manifest, "--dest", fixture.dest, "--json"])
+        let manifest = try sandbox.manifest(base: nginx.baseURL)
+        #expect(try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest]).status == 0)
+        let verify = try AssetSyncBinary.run(["verify", manifest, "--dest", sandbox.dest, "--json"])
         #expect(verify.status == 0)
         let events = try Self.events(verify.stdout)
         #expect(events.count == 2)
         #expect(events[0]["type"] as? String == "done" && events[0]["action"] as? String == "verified" && events[0]["path"] as? String == "a.bin")
         #expect(Set(events[1].keys) == ["type", "good", "missing", "corrupt", "unreadable", "bytes_read", "milliseconds", "exit_code"])
-        let plan = try AssetSyncBinary.run(["plan", manifest, "--dest", fixture.dest, "--json"])
+        let plan = try AssetSyncBinary.run(["plan", manifest, "--dest", sandbox.dest, "--json"])
         #expect(try Self.events(plan.stdout).map { $0["type"] as! String } == ["plan", "summary"])
     }
 
     /// Runs a pull inside tmux and reads the screen during and after the transfer.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "needs tmux"))
     func liveProgressInARealTerminalIsCleanedUp() throws {
-        let fixture = try Fixture(files: ["big/video.bin": PullNginxTests.random(16 << 20)])
-        let nginx = try NginxServer(root: fixture.served, extraConfig: "location /slow/ { alias \(fixture.served.path)/; limit_rate 4m; }")
+        let sandbox = try Sandbox(serving: ["big/video.bin": PullNginxTests.random(16 << 20)])
+        let nginx = try NginxServer(root: sandbox.served, extraConfig: "location /slow/ { alias \(sandbox.served.path)/; limit_rate 4m; }")
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: nginx.baseURL + "slow/")
+        let manifest = try sandbox.manifest(base: nginx.baseURL + "slow/")
         let session = "assetsync-\(getpid())-\(Int.random(in: 0..<1_000_000))"
         /// Runs a tmux command through posix_spawn with default signal handling and mask (started from
         /// Foundation's Process, `tmux new-session -d` waited for its session's command to end), its
         /// output through a file.
         func tmux(_ arguments: [String]) throws -> String {
-            let outputPath = fixture.work.path + "/tmux-output"
+            let outputPath = sandbox.root.path + "/tmux-output"
             let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
             let argv = ["/bin/sh", "-c", "/usr/bin/tmux \(quoted) > '\(outputPath)' 2>/dev/null < /dev/null"]
             var attributes = posix_spawnattr_t()
@@ -111,22 +107,25 @@ import Testing
             waitpid(pid, &status, 0)
             return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         }
-        let done = fixture.work.path + "/done"
-        let command = "TERM=xterm \(AssetSyncBinary.url.path) pull \(manifest) --dest \(fixture.dest); echo $? > \(done); sleep 60"
+        let done = sandbox.root.path + "/done"
+        let command = "TERM=xterm \(AssetSyncBinary.url.path) pull \(manifest) --dest \(sandbox.dest); echo $? > \(done); sleep 60"
         _ = try tmux(["new-session", "-d", "-s", session, "-x", "100", "-y", "30", command])
         defer { _ = try? tmux(["kill-session", "-t", session]) }
         var during = ""
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, !FileManager.default.fileExists(atPath: done) {
+        _ = try waitUntil(timeout: 30, polling: .milliseconds(100)) {
             let screen = try tmux(["capture-pane", "-p", "-t", session])
-            if screen.contains("Pulling 0/1 files"), screen.contains("[=") { during = screen; break }
-            usleep(100_000)
+            if screen.contains("Pulling 0/1 files"), screen.contains("[=") { during = screen }
+            return !during.isEmpty || FileManager.default.fileExists(atPath: done)
         }
         #expect(during.contains("Pulling 0/1 files"), "no progress block seen")
         #expect(during.contains("big/video.bin") && during.contains("/ 16.0 MiB"))
-        while Date() < deadline, !FileManager.default.fileExists(atPath: done) { usleep(100_000) }
-        usleep(200_000)
-        let after = try tmux(["capture-pane", "-p", "-t", session])
+        // The run has ended once `done` exists; the screen has its last lines once the summary is on it.
+        #expect(waitUntil(timeout: 30) { FileManager.default.fileExists(atPath: done) })
+        var after = ""
+        _ = try waitUntil(polling: .milliseconds(100)) {
+            after = try tmux(["capture-pane", "-p", "-t", session])
+            return after.contains(" transferred in ")
+        }
         #expect(try String(contentsOfFile: done, encoding: .utf8) == "0\n")
         #expect(!after.contains("Pulling"))
         #expect(after.contains("new      big/video.bin (16.0 MiB)"))

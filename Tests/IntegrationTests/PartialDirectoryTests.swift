@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// What the built binary does with `.assetsync/partial/` and with the commit of many empty files.
 @Suite struct PartialDirectoryTests {
@@ -13,13 +14,13 @@ import Testing
 
     @Test("item 20: a directory named like a partial is swept, and the file is pulled")
     func aDirectoryAtAPartialsNameIsSwept() throws {
-        let fixture = try PullNginxTests.Fixture(files: ["a.bin": PullNginxTests.random(100_000)])
-        let nginx = try NginxServer(root: fixture.served)
+        let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(100_000)])
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: nginx.baseURL)
-        let partial = fixture.dest + "/.assetsync/partial/" + Self.partialName("a.bin")
+        let manifest = try sandbox.manifest(base: nginx.baseURL)
+        let partial = sandbox.dest + "/.assetsync/partial/" + Self.partialName("a.bin")
         // A tree, with a link to a file outside that must survive (links are removed, never followed).
-        let outside = fixture.work.path + "/outside"
+        let outside = sandbox.root.path + "/outside"
         try Data("keep".utf8).write(to: URL(fileURLWithPath: outside))
         for directory in [".part/x/y", ".resume"] {
             try FileManager.default.createDirectory(atPath: partial + directory, withIntermediateDirectories: true)
@@ -27,10 +28,11 @@ import Testing
         try Data("junk".utf8).write(to: URL(fileURLWithPath: partial + ".part/x/y/z"))
         try FileManager.default.createSymbolicLink(atPath: partial + ".part/x/link", withDestinationPath: outside)
 
-        let result = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        let result = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try fixture.cached() == fixture.files)
-        #expect(try fixture.partials() == [])
+        #expect(try sandbox.cached() == sandbox.expected)
+        #expect(Sandbox.kind(sandbox.partialDirectory) == S_IFDIR)
+        #expect(sandbox.partialNames() == [])
         #expect(try String(contentsOfFile: outside, encoding: .utf8) == "keep")
     }
 

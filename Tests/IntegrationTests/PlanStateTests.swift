@@ -6,19 +6,17 @@ import Testing
 /// a file the state index proves is `current` (a pull will not read it), any other file of
 /// the right size is `check`.
 @Suite struct PlanStateTests {
-    typealias Fixture = PullNginxTests.Fixture
-
     @Test("item 19: after a pull, plan shows the files as current, and a touched or changed one as check")
     func planReadsTheStateIndexAsPullDoes() throws {
-        let fixture = try Fixture(files: [
+        let sandbox = try Sandbox(serving: [
             "a.bin": PullNginxTests.random(3000), "dir/b.bin": PullNginxTests.random(100), "c.bin": PullNginxTests.random(10),
         ])
-        let nginx = try NginxServer(root: fixture.served)
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: nginx.baseURL)
-        #expect(try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest]).status == 0)
+        let manifest = try sandbox.manifest(base: nginx.baseURL)
+        #expect(try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest]).status == 0)
 
-        let afterPull = try AssetSyncBinary.run(["plan", manifest, "--dest", fixture.dest])
+        let afterPull = try AssetSyncBinary.run(["plan", manifest, "--dest", sandbox.dest])
         #expect(afterPull.status == 0)
         #expect(afterPull.stdout == """
             ACTION   SIZE        PATH
@@ -33,9 +31,9 @@ import Testing
 
         // A new mtime, and the same size with other bytes: the state index no longer proves either.
         var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000_000, tv_nsec: 0)]
-        #expect(utimensat(AT_FDCWD, fixture.dest + "/a.bin", &times, 0) == 0)
-        try Data(repeating: 7, count: 10).write(to: URL(fileURLWithPath: fixture.dest + "/c.bin"))
-        let json = try AssetSyncBinary.run(["plan", manifest, "--dest", fixture.dest, "--json"])
+        #expect(utimensat(AT_FDCWD, sandbox.dest + "/a.bin", &times, 0) == 0)
+        try Data(repeating: 7, count: 10).write(to: URL(fileURLWithPath: sandbox.dest + "/c.bin"))
+        let json = try AssetSyncBinary.run(["plan", manifest, "--dest", sandbox.dest, "--json"])
         #expect(json.status == 0)
         #expect(json.stdout == """
             {"type":"plan","action":"check","path":"a.bin","size":3000}
@@ -46,10 +44,10 @@ import Testing
             """)
 
         // The pull then does what the plan said: reads the two, proves a.bin, downloads c.bin again.
-        let pull = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest, "--json"])
+        let pull = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest, "--json"])
         #expect(pull.status == 0)
         #expect(pull.stdout.hasPrefix(#"{"type":"plan","files":3,"new":0,"changed":0,"check":2,"current":1,"extra":0,"#))
         #expect(pull.stderr.hasPrefix("updated  c.bin (10 B)\n0 new, 1 updated, 2 current, 0 failed"))
-        #expect(try fixture.cached() == fixture.files)
+        #expect(try sandbox.cached() == sandbox.expected)
     }
 }

@@ -9,7 +9,7 @@ extension Tag {
 
 /// `assetsync pull` against a `FaultServer` that breaks HTTP in one way per test: the exit code,
 /// the file's stderr line, what the server saw, and the cache afterwards. Every test ends with
-/// `PullSandbox.checkInvariants()`: final paths hold the manifest's bytes or nothing, and nothing
+/// `Sandbox.checkInvariants()`: final paths hold the manifest's bytes or nothing, and nothing
 /// was written outside DEST.
 ///
 /// Runs use `ASSETSYNC_RETRY_DELAY=0.05` (the sandbox's default), small files and loopback only.
@@ -20,439 +20,231 @@ struct PullFaultTests {
     /// "new      a.bin (97.7 KiB)", the line a committed 100,000-byte file gets.
     static func newLine(_ path: String) -> String { "new      \(path) (97.7 KiB)" }
 
-    // MARK: - 1–3 Broken bodies resume
+    static func pattern(_ seed: UInt64) -> FaultResource { .pattern(size: size, seed: seed) }
 
-    @Test func truncatedBodyResumesWithRangeAndIfRange() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 1)
-        server.route("/a.bin", .sequence([.serve(resource).truncated(after: 30_000), .serve(resource)]))
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
+    /// The faults one file on one server shows, each a row: broken bodies resume (1–3), bodies longer
+    /// than the manifest's size (4), a lying Content-Length (5), resumes the server does not honour
+    /// (6–8), statuses (9–12), a redirect to another scheme (13) and corruption (14).
+    static let faults: [PullFault] = [
+        // MARK: 1–3 Broken bodies resume
+        PullFault(
+            name: "truncatedBodyResumesWithRangeAndIfRange", resource: pattern(1),
+            behavior: { .sequence([.serve($0).truncated(after: 30_000), .serve($0)]) },
+            status: 0, retries: .count(1), requests: 2
+        ) { run in
+            let requests = run.requests
+            #expect(requests[0].range == nil && requests[0].ifRange == nil)
+            #expect(requests[0].responseStatus == 200 && requests[0].bodyBytesSent == 30_000 && !requests[0].completed)
+            #expect(requests[1].range == "bytes=30000-")
+            #expect(requests[1].ifRange == run.resource.etag)
+            #expect(requests[1].responseStatus == 206 && requests[1].bodyBytesSent == 70_000)
+            #expect(run.sandbox.partialNames().isEmpty)
+        },
+        PullFault(
+            name: "connectionResetMidBodyResumesWithRangeAndIfRange", resource: pattern(2),
+            behavior: { .sequence([.serve($0).reset(after: 20_000), .serve($0)]) },
+            status: 0, retries: .count(1), requests: 2
+        ) { run in
+            let requests = run.requests
+            #expect(requests[0].range == nil && requests[0].bodyBytesSent == 20_000 && !requests[0].completed)
+            // A reset may drop bytes still in flight: the resume starts wherever the client's bytes end.
+            let range = try #require(requests[1].range)
+            let offset = try #require(Int(range.dropFirst("bytes=".count).dropLast()), "\(range)")
+            #expect(range == "bytes=\(offset)-")
+            #expect((1...20_000).contains(offset))
+            #expect(requests[1].ifRange == run.resource.etag)
+            #expect(requests[1].responseStatus == 206 && requests[1].bodyBytesSent == size - offset)
+        },
+        PullFault(
+            name: "stalledBodyHitsTheLowSpeedTimeoutThenResumes", resource: pattern(3),
+            behavior: { .sequence([.serve($0).stalled(after: 25_000, for: 60), .serve($0)]) },
+            environment: ["ASSETSYNC_STALL_TIMEOUT": "1"], status: 0, retries: .count(1), requests: 2,
+            // The stalled response never ends until the server stops: read the records as they are.
+            awaitResponses: false
+        ) { run in
+            let retries = run.result.stderrLines(startingWith: "retry    a.bin: ")
+            let reason = retries.first?.lowercased() ?? ""
+            #expect(["slow", "stall", "timeout", "timed out"].contains { reason.contains($0) }, "\(retries)")
+            let requests = run.requests
+            #expect(requests[0].range == nil && requests[0].bodyBytesSent == 25_000)
+            #expect(requests[1].range == "bytes=25000-" && requests[1].ifRange == run.resource.etag)
+            #expect(requests[1].responseStatus == 206)
+            let gap = requests[1].instant - requests[0].instant
+            #expect(gap >= .milliseconds(900), "resumed \(gap) after the stall began")  // the stall was waited out
+            // A stall is timed from the last byte received (libcurl's own low-speed check averages over ~5 s
+            // and reacted ~6 s late). Generous bound for a busy machine: 5 s.
+            #expect(gap < .seconds(5), "the stall was detected \(gap) after it began, with a 1 s stall timeout")
+            #expect(run.elapsed < .seconds(60))  // not the server's 60 s stall
+        },
 
-        let result = try sandbox.pull()
+        // MARK: 4 Bodies longer than the manifest's size
+        PullFault(
+            name: "longerBodyWithALongerContentLengthIsRefused", resource: pattern(4),
+            behavior: { .serve($0).appendingBytes(500).declaringContentLength(size + 500) },
+            status: 1, failed: .exactly(["failed   a.bin: the server announced more than the manifest's 100000 bytes (<url>)"]),
+            requests: 1
+        ) { run in
+            #expect(run.sandbox.partialSizes().allSatisfy { $0 <= size })
+        },
+        PullFault(
+            name: "longerCloseDelimitedBodyIsCutOffAndRefused", resource: pattern(5),
+            behavior: { .serve($0).appendingBytes(500).closeDelimited() },
+            status: 1, failed: .exactly(["failed   a.bin: the server sent more than the manifest's 100000 bytes (<url>)"]),
+            requests: 1
+        ) { run in
+            #expect(run.requests.first?[header: "Content-Length"] == nil)
+            #expect(run.sandbox.partialSizes().allSatisfy { $0 <= size })  // cut off at the size
+        },
+        PullFault(
+            name: "longerChunkedBodyIsCutOffAndRefused", resource: pattern(6),
+            behavior: { .serve($0).appendingBytes(500).chunked(chunkSize: 4_096) },
+            status: 1, failed: .exactly(["failed   a.bin: the server sent more than the manifest's 100000 bytes (<url>)"]),
+            requests: 1
+        ) { run in
+            #expect(run.sandbox.partialSizes().allSatisfy { $0 <= size })
+        },
 
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderrLines.contains(Self.newLine("a.bin")))
-        #expect(result.stderrLines(startingWith: "retry    a.bin: ").count == 1)
-        #expect(result.stderrLines(startingWith: "failed").isEmpty)
-        let requests = server.waitForResponses(2, to: "/a.bin")
-        try #require(requests.count == 2)
-        #expect(requests[0].range == nil && requests[0].ifRange == nil)
-        #expect(requests[0].responseStatus == 200 && requests[0].bodyBytesSent == 30_000 && !requests[0].completed)
-        #expect(requests[1].range == "bytes=30000-")
-        #expect(requests[1].ifRange == resource.etag)
-        #expect(requests[1].responseStatus == 206 && requests[1].bodyBytesSent == 70_000)
-        #expect(sandbox.finalContent("a.bin") == resource.allBytes)
-        #expect(sandbox.partialNames().isEmpty)
+        // MARK: 5 Lying Content-Length
+        PullFault(
+            name: "rightContentLengthWithExtraBytesAfterItCommitsOnlyTheDeclaredBytes", resource: pattern(7),
+            behavior: { .serve($0).appendingBytes(500) },  // declares 100000, sends 100500
+            status: 0, requests: 1
+        ) { run in
+            #expect(run.requests[0].bodyBytesSent == size + 500)
+        },
+        PullFault(
+            name: "rightContentLengthWithAShorterBodyRetriesAndResumes", resource: pattern(8),
+            // The first answer declares 100000 bytes, sends 99000 and closes.
+            behavior: { .sequence([.serve(shortened($0)).declaringContentLength(size), .serve($0)]) },
+            status: 0, retries: .count(1), requests: 2
+        ) { run in
+            let requests = run.requests
+            #expect(requests[0].bodyBytesSent == 99_000)
+            #expect(requests[1].range == "bytes=99000-" && requests[1].ifRange == run.resource.etag)
+            #expect(requests[1].responseStatus == 206 && requests[1].bodyBytesSent == 1_000)
+        },
+        PullFault(
+            name: "rightContentLengthWithAShorterBodyEveryTimeFailsWithoutCommitting", resource: pattern(9),
+            behavior: { .serve(shortened($0)).declaringContentLength(size) },
+            options: ["--retries", "2"], status: 1, retries: .count(2), failed: .count(1),
+            requests: 3  // 1 + 2 retries
+        ) { run in
+            #expect(run.sandbox.partialSizes().allSatisfy { $0 <= 99_000 })
+        },
+
+        // MARK: 6–8 A resume that the server does not honour restarts from zero
+        PullFault(
+            name: "serverIgnoringRangeRestartsFromZero", resource: pattern(10),
+            behavior: { .sequence([.serve($0).truncated(after: 40_000), .ignoringRange($0)]) },
+            status: 0, requests: 2
+        ) { run in
+            let requests = run.requests
+            #expect(requests[1].range == "bytes=40000-" && requests[1].ifRange == run.resource.etag)
+            #expect(requests[1].responseStatus == 200 && requests[1].bodyBytesSent == size && requests[1].completed)
+            #expect(run.sandbox.partialNames().isEmpty)
+        },
+        PullFault(
+            name: "wrongContentRangeOnAResumeRestartsFromZero", resource: pattern(11),
+            // Resumes are answered one byte off; a request without Range gets the whole file.
+            behavior: { .sequence([.serve($0).truncated(after: 40_000), .wrongContentRange($0, shift: 1)]) },
+            status: 0,
+            retries: .some(startingWith: "a resume was answered with Content-Range bytes 40001-99999/100000; restarting from zero"),
+            requests: 3
+        ) { run in
+            let requests = run.requests
+            #expect(requests[1].range == "bytes=40000-" && requests[1].responseStatus == 206)
+            #expect(requests[2].range == nil && requests[2].ifRange == nil)
+            #expect(requests[2].responseStatus == 200 && requests[2].bodyBytesSent == size)
+        },
+        PullFault(
+            name: "rangeNotSatisfiableOnAResumeRestartsFromZero", resource: pattern(12),
+            behavior: { .sequence([.serve($0).truncated(after: 40_000), .rangeNotSatisfiable($0)]) },
+            status: 0, retries: .some(startingWith: "HTTP 416 (range not satisfiable); restarting from zero"), requests: 3
+        ) { run in
+            let requests = run.requests
+            #expect(requests[1].range == "bytes=40000-" && requests[1].responseStatus == 416)
+            #expect(requests[2].range == nil && requests[2].responseStatus == 200 && requests[2].bodyBytesSent == size)
+        },
+
+        // MARK: 9–12 Statuses
+        PullFault(
+            name: "notFoundIsFinalWithoutRetries", resource: pattern(13), behavior: { _ in .notFound },
+            status: 1, failed: .exactly(["failed   a.bin: HTTP 404 (<url>)"]), requests: 1
+        ) { run in
+            #expect(run.result.stderrLines(startingWith: "retry").isEmpty)
+            #expect(run.result.stderrLines.contains("  a.bin: HTTP 404 (\(run.url))"))  // in the summary's "Failed:" list
+            #expect(run.server.requests.count == 1)
+            #expect(run.sandbox.partialNames().isEmpty)
+        },
+        PullFault(
+            name: "serverErrorIsRetriedThenSucceeds", resource: pattern(14), behavior: { .sequence([.serverError, .serve($0)]) },
+            status: 0, retries: .one(startingWith: "HTTP 500; retrying "), requests: 2
+        ) { run in
+            #expect(run.requests.map(\.responseStatus) == [500, 200])
+            #expect(run.requests.allSatisfy { $0.range == nil })  // nothing to resume from an error body
+        },
+    ] + [503, 429].map { status in
+        // Base delay 0.05 s: only Retry-After makes it wait 1 s.
+        PullFault(
+            name: "retryAfterIsHonoured(status: \(status))", resource: pattern(15),
+            behavior: { .sequence([status == 503 ? .unavailable(retryAfter: "1") : .tooManyRequests(retryAfter: "1"), .serve($0)]) },
+            status: 0, retries: .exactly(["retry    a.bin: HTTP \(status); retrying in 1.0 s"]), requests: 2
+        ) { run in
+            #expect(run.requests.map(\.responseStatus) == [status, 200])
+            let gap = run.requests[1].instant - run.requests[0].instant
+            #expect(gap >= .milliseconds(900), "the retry came \(gap) after the \(status)")
+        }
+    } + [
+        // MARK: 13 Redirect to another scheme
+        PullFault(
+            name: "redirectToAFileURLIsRefused", resource: pattern(16), behavior: { _ in .redirect(302, to: "file:///etc/passwd") },
+            status: 1,
+            failed: .exactly(["failed   a.bin: refused a redirect to \"file:///etc/passwd\": only http and https are allowed (<url>)"]),
+            requests: 1
+        ) { run in
+            #expect(run.result.stderrLines(startingWith: "failed   a.bin: ").first?.contains("only http and https") == true)
+            #expect(run.server.requests.count == 1)
+            #expect(run.sandbox.partialSizes().allSatisfy { $0 == 0 })
+            #expect(!run.sandbox.partialNames().contains { $0.hasSuffix(".resume") })
+        },
+
+        // MARK: 14 Corruption
+        PullFault(
+            name: "corruptedByteEveryTimeFailsAfterTwoFullDownloads", resource: pattern(17),
+            behavior: { .serve($0.flippingByte(at: 54_321)) }, status: 1,
+            retries: .exactly(["retry    a.bin: \(mismatch(pattern(17), at: 54_321)); downloading again from zero"]),
+            failed: .exactly(["failed   a.bin: \(mismatch(pattern(17), at: 54_321)) after a fresh download (<url>)"]),
+            requests: 2
+        ) { run in
+            #expect(run.requests.allSatisfy { $0.range == nil && $0.ifRange == nil })
+            #expect(run.requests.allSatisfy { $0.responseStatus == 200 && $0.bodyBytesSent == size && $0.completed })
+            #expect(run.sandbox.partialNames().isEmpty, "the corrupt partial is kept: \(run.sandbox.partialNames())")
+        },
+        // A mismatch restarts the same partial from zero (it once unlinked it first, and the fresh bytes
+        // had no name to commit).
+        PullFault(
+            name: "corruptedByteOnlyOnceSucceedsOnTheFreshDownload", resource: pattern(18),
+            behavior: { .sequence([.serve($0.flippingByte(at: 99_999)), .serve($0)]) },
+            status: 0, retries: .one(startingWith: "CRC-32 is "), requests: 2
+        ) { run in
+            #expect(run.requests.allSatisfy { $0.range == nil && $0.responseStatus == 200 && $0.bodyBytesSent == size })
+            #expect(run.sandbox.partialNames().isEmpty)
+        },
+    ]
+
+    /// `resource`'s first 99,000 bytes, with its ETag.
+    static func shortened(_ resource: FaultResource) -> FaultResource {
+        .data(resource.bytes(in: 0..<99_000), etag: resource.etag)
     }
 
-    @Test func connectionResetMidBodyResumesWithRangeAndIfRange() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 2)
-        server.route("/a.bin", .sequence([.serve(resource).reset(after: 20_000), .serve(resource)]))
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
-
-        let result = try sandbox.pull()
-
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderrLines.contains(Self.newLine("a.bin")))
-        #expect(result.stderrLines(startingWith: "retry    a.bin: ").count == 1)
-        let requests = server.waitForResponses(2, to: "/a.bin")
-        try #require(requests.count == 2)
-        #expect(requests[0].range == nil && requests[0].bodyBytesSent == 20_000 && !requests[0].completed)
-        // A reset may drop bytes still in flight: the resume starts wherever the client's bytes end.
-        let range = try #require(requests[1].range)
-        let offset = try #require(Int(range.dropFirst("bytes=".count).dropLast()), "\(range)")
-        #expect(range == "bytes=\(offset)-")
-        #expect((1...20_000).contains(offset))
-        #expect(requests[1].ifRange == resource.etag)
-        #expect(requests[1].responseStatus == 206 && requests[1].bodyBytesSent == Self.size - offset)
-        #expect(sandbox.finalContent("a.bin") == resource.allBytes)
+    /// The mismatch a CRC check reports when the byte at `offset` of `resource` is flipped.
+    static func mismatch(_ resource: FaultResource, at offset: Int) -> String {
+        "CRC-32 is \(resource.flippingByte(at: offset).crc32Hex), expected \(resource.crc32Hex)"
     }
 
-    @Test func stalledBodyHitsTheLowSpeedTimeoutThenResumes() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 3)
-        server.route("/a.bin", .sequence([.serve(resource).stalled(after: 25_000, for: 60), .serve(resource)]))
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
-
-        let started = ContinuousClock.now
-        let result = try sandbox.pull(environment: ["ASSETSYNC_STALL_TIMEOUT": "1"])
-        let elapsed = ContinuousClock.now - started
-
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderrLines.contains(Self.newLine("a.bin")))
-        let retries = result.stderrLines(startingWith: "retry    a.bin: ")
-        #expect(retries.count == 1)
-        let reason = retries.first?.lowercased() ?? ""
-        #expect(["slow", "stall", "timeout", "timed out"].contains { reason.contains($0) }, "\(retries)")
-        // The stalled response never ends until the server stops: read the records as they are.
-        let requests = server.requests(to: "/a.bin")
-        try #require(requests.count == 2)
-        #expect(requests[0].range == nil && requests[0].bodyBytesSent == 25_000)
-        #expect(requests[1].range == "bytes=25000-" && requests[1].ifRange == resource.etag)
-        #expect(requests[1].responseStatus == 206)
-        let gap = requests[1].instant - requests[0].instant
-        #expect(gap >= .milliseconds(900), "resumed \(gap) after the stall began")  // the stall was waited out
-        // A stall is timed from the last byte received (libcurl's own low-speed check averages over ~5 s
-        // and reacted ~6 s late). Generous bound for a busy machine: 5 s.
-        #expect(gap < .seconds(5), "the stall was detected \(gap) after it began, with a 1 s stall timeout")
-        #expect(elapsed < .seconds(60))  // not the server's 60 s stall
-        #expect(sandbox.finalContent("a.bin") == resource.allBytes)
-    }
-
-    // MARK: - 4 Bodies longer than the manifest's size
-
-    @Test func longerBodyWithALongerContentLengthIsRefused() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 4)
-        server.route("/a.bin", .serve(resource).appendingBytes(500).declaringContentLength(Self.size + 500))
-        let url = server.url("a.bin")
-        sandbox.add("a.bin", resource, url: url)
-
-        let result = try sandbox.pull()
-
-        #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderrLines(startingWith: "failed   a.bin: ")
-            == ["failed   a.bin: the server announced more than the manifest's 100000 bytes (\(url))"])
-        #expect(server.requests(to: "/a.bin").count == 1)
-        #expect(sandbox.finalContent("a.bin") == nil)
-        #expect(sandbox.partialSizes().allSatisfy { $0 <= Self.size })
-    }
-
-    @Test func longerCloseDelimitedBodyIsCutOffAndRefused() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 5)
-        server.route("/a.bin", .serve(resource).appendingBytes(500).closeDelimited())
-        let url = server.url("a.bin")
-        sandbox.add("a.bin", resource, url: url)
-
-        let result = try sandbox.pull()
-
-        #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderrLines(startingWith: "failed   a.bin: ")
-            == ["failed   a.bin: the server sent more than the manifest's 100000 bytes (\(url))"])
-        let requests = server.waitForResponses(1, to: "/a.bin")
-        #expect(requests.count == 1)
-        #expect(requests.first?[header: "Content-Length"] == nil)
-        #expect(sandbox.finalContent("a.bin") == nil)
-        #expect(sandbox.partialSizes().allSatisfy { $0 <= Self.size })  // cut off at the size
-    }
-
-    @Test func longerChunkedBodyIsCutOffAndRefused() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 6)
-        server.route("/a.bin", .serve(resource).appendingBytes(500).chunked(chunkSize: 4_096))
-        let url = server.url("a.bin")
-        sandbox.add("a.bin", resource, url: url)
-
-        let result = try sandbox.pull()
-
-        #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderrLines(startingWith: "failed   a.bin: ")
-            == ["failed   a.bin: the server sent more than the manifest's 100000 bytes (\(url))"])
-        #expect(server.requests(to: "/a.bin").count == 1)
-        #expect(sandbox.finalContent("a.bin") == nil)
-        #expect(sandbox.partialSizes().allSatisfy { $0 <= Self.size })
-    }
-
-    // MARK: - 5 Lying Content-Length
-
-    @Test func rightContentLengthWithExtraBytesAfterItCommitsOnlyTheDeclaredBytes() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 7)
-        server.route("/a.bin", .serve(resource).appendingBytes(500))  // declares 100000, sends 100500
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
-
-        let result = try sandbox.pull()
-
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderrLines.contains(Self.newLine("a.bin")))
-        let requests = server.waitForResponses(1, to: "/a.bin")
-        try #require(requests.count == 1)
-        #expect(requests[0].bodyBytesSent == Self.size + 500)
-        #expect(sandbox.finalContent("a.bin") == resource.allBytes)
-    }
-
-    @Test func rightContentLengthWithAShorterBodyRetriesAndResumes() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 8)
-        // The first answer declares 100000 bytes, sends 99000 and closes.
-        let short = FaultResource.data(resource.bytes(in: 0..<99_000), etag: resource.etag)
-        server.route("/a.bin", .sequence([.serve(short).declaringContentLength(Self.size), .serve(resource)]))
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
-
-        let result = try sandbox.pull()
-
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderrLines.contains(Self.newLine("a.bin")))
-        #expect(result.stderrLines(startingWith: "retry    a.bin: ").count == 1)
-        let requests = server.waitForResponses(2, to: "/a.bin")
-        try #require(requests.count == 2)
-        #expect(requests[0].bodyBytesSent == 99_000)
-        #expect(requests[1].range == "bytes=99000-" && requests[1].ifRange == resource.etag)
-        #expect(requests[1].responseStatus == 206 && requests[1].bodyBytesSent == 1_000)
-        #expect(sandbox.finalContent("a.bin") == resource.allBytes)
-    }
-
-    @Test func rightContentLengthWithAShorterBodyEveryTimeFailsWithoutCommitting() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 9)
-        let short = FaultResource.data(resource.bytes(in: 0..<99_000), etag: resource.etag)
-        server.route("/a.bin", .serve(short).declaringContentLength(Self.size))
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
-
-        let result = try sandbox.pull(["--retries", "2"])
-
-        #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderrLines(startingWith: "failed   a.bin: ").count == 1)
-        #expect(result.stderrLines(startingWith: "retry    a.bin: ").count == 2)
-        #expect(server.requests(to: "/a.bin").count == 3)  // 1 + 2 retries
-        #expect(sandbox.finalContent("a.bin") == nil)
-        #expect(sandbox.partialSizes().allSatisfy { $0 <= 99_000 })
-    }
-
-    // MARK: - 6–8 A resume that the server does not honour restarts from zero
-
-    @Test func serverIgnoringRangeRestartsFromZero() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 10)
-        server.route("/a.bin", .sequence([.serve(resource).truncated(after: 40_000), .ignoringRange(resource)]))
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
-
-        let result = try sandbox.pull()
-
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderrLines.contains(Self.newLine("a.bin")))
-        let requests = server.waitForResponses(2, to: "/a.bin")
-        try #require(requests.count == 2)
-        #expect(requests[1].range == "bytes=40000-" && requests[1].ifRange == resource.etag)
-        #expect(requests[1].responseStatus == 200 && requests[1].bodyBytesSent == Self.size && requests[1].completed)
-        #expect(sandbox.finalContent("a.bin") == resource.allBytes)
-        #expect(sandbox.partialNames().isEmpty)
-    }
-
-    @Test func wrongContentRangeOnAResumeRestartsFromZero() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 11)
-        // Resumes are answered one byte off; a request without Range gets the whole file.
-        server.route("/a.bin", .sequence([.serve(resource).truncated(after: 40_000), .wrongContentRange(resource, shift: 1)]))
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
-
-        let result = try sandbox.pull()
-
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderrLines.contains(Self.newLine("a.bin")))
-        #expect(result.stderrLines(startingWith: "retry    a.bin: ").contains {
-            $0.hasPrefix("retry    a.bin: a resume was answered with Content-Range bytes 40001-99999/100000; restarting from zero")
-        }, "\(result.stderr)")
-        let requests = server.waitForResponses(3, to: "/a.bin")
-        try #require(requests.count == 3)
-        #expect(requests[1].range == "bytes=40000-" && requests[1].responseStatus == 206)
-        #expect(requests[2].range == nil && requests[2].ifRange == nil)
-        #expect(requests[2].responseStatus == 200 && requests[2].bodyBytesSent == Self.size)
-        #expect(sandbox.finalContent("a.bin") == resource.allBytes)
-    }
-
-    @Test func rangeNotSatisfiableOnAResumeRestartsFromZero() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 12)
-        server.route("/a.bin", .sequence([.serve(resource).truncated(after: 40_000), .rangeNotSatisfiable(resource)]))
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
-
-        let result = try sandbox.pull()
-
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderrLines.contains(Self.newLine("a.bin")))
-        #expect(result.stderrLines(startingWith: "retry    a.bin: ").contains {
-            $0.hasPrefix("retry    a.bin: HTTP 416 (range not satisfiable); restarting from zero")
-        }, "\(result.stderr)")
-        let requests = server.waitForResponses(3, to: "/a.bin")
-        try #require(requests.count == 3)
-        #expect(requests[1].range == "bytes=40000-" && requests[1].responseStatus == 416)
-        #expect(requests[2].range == nil && requests[2].responseStatus == 200 && requests[2].bodyBytesSent == Self.size)
-        #expect(sandbox.finalContent("a.bin") == resource.allBytes)
-    }
-
-    // MARK: - 9–12 Statuses
-
-    @Test func notFoundIsFinalWithoutRetries() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 13)
-        server.route("/a.bin", .notFound)
-        let url = server.url("a.bin")
-        sandbox.add("a.bin", resource, url: url)
-
-        let result = try sandbox.pull()
-
-        #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderrLines(startingWith: "failed   a.bin: ") == ["failed   a.bin: HTTP 404 (\(url))"])
-        #expect(result.stderrLines(startingWith: "retry").isEmpty)
-        #expect(result.stderrLines.contains("  a.bin: HTTP 404 (\(url))"))  // in the summary's "Failed:" list
-        #expect(server.requests(to: "/a.bin").count == 1)
-        #expect(server.requests.count == 1)
-        #expect(sandbox.finalContent("a.bin") == nil)
-        #expect(sandbox.partialNames().isEmpty)
-    }
-
-    @Test func serverErrorIsRetriedThenSucceeds() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 14)
-        server.route("/a.bin", .sequence([.serverError, .serve(resource)]))
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
-
-        let result = try sandbox.pull()
-
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderrLines.contains(Self.newLine("a.bin")))
-        #expect(result.stderrLines(startingWith: "retry    a.bin: HTTP 500; retrying ").count == 1, "\(result.stderr)")
-        let requests = server.waitForResponses(2, to: "/a.bin")
-        #expect(requests.map(\.responseStatus) == [500, 200])
-        #expect(requests.allSatisfy { $0.range == nil })  // nothing to resume from an error body
-        #expect(sandbox.finalContent("a.bin") == resource.allBytes)
-    }
-
-    @Test(arguments: [503, 429])
-    func retryAfterIsHonoured(status: Int) throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 15)
-        let busy: FaultBehavior = status == 503 ? .unavailable(retryAfter: "1") : .tooManyRequests(retryAfter: "1")
-        server.route("/a.bin", .sequence([busy, .serve(resource)]))
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
-
-        let result = try sandbox.pull()  // base delay 0.05 s: only Retry-After makes it wait 1 s
-
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderrLines.contains(Self.newLine("a.bin")))
-        #expect(result.stderrLines(startingWith: "retry    a.bin: ")
-            == ["retry    a.bin: HTTP \(status); retrying in 1.0 s"], "\(result.stderr)")
-        let requests = server.waitForResponses(2, to: "/a.bin")
-        try #require(requests.count == 2)
-        #expect(requests.map(\.responseStatus) == [status, 200])
-        let gap = requests[1].instant - requests[0].instant
-        #expect(gap >= .milliseconds(900), "the retry came \(gap) after the \(status)")
-        #expect(sandbox.finalContent("a.bin") == resource.allBytes)
-    }
-
-    // MARK: - 13 Redirect to another scheme
-
-    @Test func redirectToAFileURLIsRefused() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 16)
-        server.route("/a.bin", .redirect(302, to: "file:///etc/passwd"))
-        let url = server.url("a.bin")
-        sandbox.add("a.bin", resource, url: url)
-
-        let result = try sandbox.pull()
-
-        #expect(result.status == 1, "\(result.stderr)")
-        let failed = result.stderrLines(startingWith: "failed   a.bin: ")
-        #expect(failed == ["failed   a.bin: refused a redirect to \"file:///etc/passwd\": only http and https are allowed (\(url))"],
-                "\(result.stderr)")
-        #expect(failed.first?.contains("only http and https") == true)
-        #expect(server.requests.count == 1)
-        #expect(sandbox.finalContent("a.bin") == nil)
-        #expect(sandbox.partialSizes().allSatisfy { $0 == 0 })
-        #expect(!sandbox.partialNames().contains { $0.hasSuffix(".resume") })
-    }
-
-    // MARK: - 14 Corruption
-
-    @Test func corruptedByteEveryTimeFailsAfterTwoFullDownloads() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 17)
-        let corrupt = resource.flippingByte(at: 54_321)
-        server.route("/a.bin", .serve(corrupt))
-        let url = server.url("a.bin")
-        sandbox.add("a.bin", resource, url: url)
-
-        let result = try sandbox.pull()
-
-        #expect(result.status == 1, "\(result.stderr)")
-        let mismatch = "CRC-32 is \(corrupt.crc32Hex), expected \(resource.crc32Hex)"
-        #expect(result.stderrLines(startingWith: "retry    a.bin: ")
-            == ["retry    a.bin: \(mismatch); downloading again from zero"], "\(result.stderr)")
-        #expect(result.stderrLines(startingWith: "failed   a.bin: ")
-            == ["failed   a.bin: \(mismatch) after a fresh download (\(url))"], "\(result.stderr)")
-        let requests = server.waitForResponses(2, to: "/a.bin")
-        #expect(requests.count == 2)
-        #expect(requests.allSatisfy { $0.range == nil && $0.ifRange == nil })
-        #expect(requests.allSatisfy { $0.responseStatus == 200 && $0.bodyBytesSent == Self.size && $0.completed })
-        #expect(sandbox.finalContent("a.bin") == nil)
-        #expect(sandbox.partialNames().isEmpty, "the corrupt partial is kept: \(sandbox.partialNames())")
-    }
-
-    /// A mismatch restarts the same partial from zero (it once unlinked it first, and the fresh bytes
-    /// had no name to commit).
-    @Test func corruptedByteOnlyOnceSucceedsOnTheFreshDownload() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 18)
-        server.route("/a.bin", .sequence([.serve(resource.flippingByte(at: 99_999)), .serve(resource)]))
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
-
-        let result = try sandbox.pull()
-
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderrLines.contains(Self.newLine("a.bin")))
-        #expect(result.stderrLines(startingWith: "retry    a.bin: CRC-32 is ").count == 1, "\(result.stderr)")
-        let requests = server.waitForResponses(2, to: "/a.bin")
-        #expect(requests.count == 2)
-        #expect(requests.allSatisfy { $0.range == nil && $0.responseStatus == 200 && $0.bodyBytesSent == Self.size })
-        #expect(sandbox.finalContent("a.bin") == resource.allBytes)
-        #expect(sandbox.partialNames().isEmpty)
+    @Test(arguments: faults)
+    func oneFileAgainstAFault(_ fault: PullFault) throws {
+        try fault.run()
     }
 
     // MARK: - 15 Credentials and redirects
@@ -463,7 +255,7 @@ struct PullFaultTests {
     }
 
     @Test func credentialsAreNotSentToAnotherPortAfterARedirect() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let first = try FaultServer()
         let second = try FaultServer()
@@ -493,7 +285,7 @@ struct PullFaultTests {
     }
 
     @Test func credentialsAreNotSentToAnotherHostNameAfterARedirect() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let server = try FaultServer()
         defer { server.stop() }
@@ -518,7 +310,7 @@ struct PullFaultTests {
     }
 
     @Test func credentialsStayOnASameOriginRedirect() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let server = try FaultServer()
         defer { server.stop() }
@@ -538,7 +330,7 @@ struct PullFaultTests {
     // MARK: - 16 Mirrors
 
     @Test func notFoundOnThePrimaryGoesToTheMirror() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let server = try FaultServer()
         defer { server.stop() }
@@ -558,7 +350,7 @@ struct PullFaultTests {
     }
 
     @Test func serverErrorsExhaustingRetriesGoToTheMirror() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let primary = try FaultServer()
         let mirror = try FaultServer()
@@ -586,7 +378,7 @@ struct PullFaultTests {
     // MARK: - 17 One failure does not stop the others
 
     @Test func oneFailingFileDoesNotStopTheOthers() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let server = try FaultServer()
         defer { server.stop() }
@@ -620,7 +412,7 @@ struct PullFaultTests {
     // MARK: - 18 Empty files
 
     @Test func emptyFileIsCreatedWithoutARequest() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let server = try FaultServer()
         defer { server.stop() }

@@ -1,59 +1,11 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// `assetsync pull` against a real nginx: a full pull, the no-op that follows, a
 /// changed file, and resuming after `kill -9` and after Ctrl-C.
 @Suite struct PullNginxTests {
-    /// Served files, their manifest, and a cache beside them in one temporary directory.
-    struct Fixture {
-        let work: TemporaryDirectory
-        let served: URL
-        let dest: String
-        var files: [String: Data]
-
-        init(files: [String: Data]) throws {
-            work = try TemporaryDirectory()
-            chmod(work.path, 0o755)
-            served = work.url.appendingPathComponent("served")
-            dest = work.path + "/cache"
-            self.files = files
-            for (path, data) in files { try write(path, data) }
-        }
-
-        func write(_ path: String, _ data: Data) throws {
-            let url = served.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try data.write(to: url)
-        }
-
-        func manifest(base: String) throws -> String {
-            let entries = files.keys.sorted().map { path in
-                TestManifest.File(path: path, size: files[path]!.count, crc32: TestManifest.crc32Hex(files[path]!))
-            }
-            return try TestManifest.write(entries, base: base, in: work)
-        }
-
-        /// Every file at a final path under DEST (not `.assetsync/`), with its bytes.
-        func cached() throws -> [String: Data] {
-            var found: [String: Data] = [:]
-            let root = URL(fileURLWithPath: dest)
-            guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey]) else { return found }
-            for case let url as URL in walker {
-                let relative = String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1))
-                if relative.hasPrefix(".assetsync") { walker.skipDescendants(); continue }
-                if try url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile == true {
-                    found[relative] = try Data(contentsOf: url)
-                }
-            }
-            return found
-        }
-
-        func partials() throws -> [String] {
-            try FileManager.default.contentsOfDirectory(atPath: dest + "/.assetsync/partial").sorted()
-        }
-    }
-
     static func random(_ count: Int) -> Data {
         var generator = SystemRandomNumberGenerator()
         var bytes = [UInt8](repeating: 0, count: count)
@@ -65,21 +17,22 @@ import Testing
     }
 
     @Test func fullPullThenANoOpThenAChangedFile() throws {
-        var fixture = try Fixture(files: [
+        let sandbox = try Sandbox(serving: [
             "videos/intro.mp4": Self.random(3 << 20),
             "packs/level 1.zip": Self.random(700_000),
             "packs/dlc/winter/sounds.zip": Self.random(123_457),
             "config/empty.cfg": Data(),
             "readme.txt": Data("hello".utf8),
         ])
-        let nginx = try NginxServer(root: fixture.served)
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: nginx.baseURL)
+        let manifest = try sandbox.manifest(base: nginx.baseURL)
 
-        let first = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        let first = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(try fixture.cached() == fixture.files)
-        #expect(try fixture.partials().isEmpty)
+        #expect(try sandbox.cached() == sandbox.expected)
+        #expect(Sandbox.kind(sandbox.partialDirectory) == S_IFDIR)
+        #expect(sandbox.partialNames().isEmpty)
         #expect(first.stderr.contains("new      packs/level 1.zip (683.6 KiB)\n"))
         #expect(first.stderr.hasSuffix("5 new, 0 updated, 0 current, 0 failed; 3.8 MiB transferred in "
             + first.stderr.split(separator: "transferred in ").last!))
@@ -89,76 +42,61 @@ import Testing
         #expect(requests.allSatisfy { $0.status == 200 && $0.range == nil })
 
         nginx.clearAccessLog()
-        let second = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        let second = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(second.status == 0)
         #expect(second.stderr.hasPrefix("0 new, 0 updated, 5 current, 0 failed; 0 B transferred in "))
-        usleep(300_000)
-        #expect(nginx.accessLog().isEmpty)
+        #expect(nginx.settledAccessLog().isEmpty)
 
         let changed = Self.random(500_000)
-        fixture.files["packs/level 1.zip"] = changed
-        try fixture.write("packs/level 1.zip", changed)
-        let updatedManifest = try fixture.manifest(base: nginx.baseURL)
-        let third = try AssetSyncBinary.run(["pull", updatedManifest, "--dest", fixture.dest])
+        try sandbox.serve("packs/level 1.zip", changed)
+        let updatedManifest = try sandbox.manifest(base: nginx.baseURL)
+        let third = try AssetSyncBinary.run(["pull", updatedManifest, "--dest", sandbox.dest])
         #expect(third.status == 0, "\(third.stderr)")
         #expect(third.stderr.contains("updated  packs/level 1.zip (488.3 KiB)\n"))
-        #expect(try fixture.cached() == fixture.files)
+        #expect(try sandbox.cached() == sandbox.expected)
         let log = nginx.waitForAccessLog(count: 1)
         #expect(log.map(\.path) == ["/packs/level%201.zip"])
     }
 
     @Test func sameSizeButDifferentContentIsProvenAndReplaced() throws {
-        let fixture = try Fixture(files: ["a.bin": Self.random(200_000)])
-        let nginx = try NginxServer(root: fixture.served)
+        let sandbox = try Sandbox(serving: ["a.bin": Self.random(200_000)])
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: nginx.baseURL)
-        try FileManager.default.createDirectory(atPath: fixture.dest, withIntermediateDirectories: true)
-        try Self.random(200_000).write(to: URL(fileURLWithPath: fixture.dest + "/a.bin"))
-        let result = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        let manifest = try sandbox.manifest(base: nginx.baseURL)
+        try FileManager.default.createDirectory(atPath: sandbox.dest, withIntermediateDirectories: true)
+        try Self.random(200_000).write(to: URL(fileURLWithPath: sandbox.dest + "/a.bin"))
+        let result = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try fixture.cached() == fixture.files)
+        #expect(try sandbox.cached() == sandbox.expected)
         #expect(nginx.waitForAccessLog(count: 1).map(\.path) == ["/a.bin"])
     }
 
     /// Starts a pull of a rate-limited file and returns once some bytes are in its partial.
-    private func startSlowPull(_ fixture: Fixture, manifest: String) throws -> RunningAssetSync {
-        let running = try AssetSyncBinary.start(["pull", manifest, "--dest", fixture.dest])
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let parts = (try? fixture.partials().filter { $0.hasSuffix(".part") }) ?? []
-            if let part = parts.first,
-               let size = try? FileManager.default.attributesOfItem(atPath: fixture.dest + "/.assetsync/partial/" + part)[.size] as? Int,
-               size >= 2 << 20 {
-                return running
-            }
-            usleep(20_000)
-        }
-        running.signal(SIGKILL)
-        Issue.record("the pull never wrote 2 MiB: \(running.stderrSoFar)")
+    private func startSlowPull(_ sandbox: Sandbox, manifest: String) throws -> RunningAssetSync {
+        let running = try AssetSyncBinary.start(["pull", manifest, "--dest", sandbox.dest])
+        if !running.waitForPartial(in: sandbox.dest, bytes: 2 << 20) { running.signal(SIGKILL) }
         return running
     }
 
-    private static let slowLocation = "location /slow/ { alias ROOT/; limit_rate 4m; }"
-
     @Test func resumesWithRangeAfterKill9() throws {
-        let fixture = try Fixture(files: ["big/video.bin": Self.random(24 << 20)])
-        let nginx = try NginxServer(
-            root: fixture.served, extraConfig: Self.slowLocation.replacingOccurrences(of: "ROOT", with: fixture.served.path))
+        let sandbox = try Sandbox(serving: ["big/video.bin": Self.random(24 << 20)])
+        let nginx = try NginxServer(root: sandbox.served, extraConfig: NginxServer.slowLocation(serving: sandbox.served))
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: nginx.baseURL + "slow/")
+        let manifest = try sandbox.manifest(base: nginx.baseURL + "slow/")
 
-        let killed = try startSlowPull(fixture, manifest: manifest)
+        let killed = try startSlowPull(sandbox, manifest: manifest)
         killed.signal(SIGKILL)
         #expect(try killed.wait().status == 128 + SIGKILL || killed.process.terminationReason == .uncaughtSignal)
-        #expect(try fixture.cached().isEmpty)
-        let partial = try fixture.partials().first { $0.hasSuffix(".part") }!
-        let kept = try FileManager.default.attributesOfItem(atPath: fixture.dest + "/.assetsync/partial/" + partial)[.size] as! Int
+        #expect(try sandbox.cached().isEmpty)
+        let partial = sandbox.partialNames().first { $0.hasSuffix(".part") }!
+        let kept = try FileManager.default.attributesOfItem(atPath: sandbox.dest + "/.assetsync/partial/" + partial)[.size] as! Int
         #expect(kept >= 2 << 20 && kept < 24 << 20)
 
-        let resumed = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        let resumed = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(resumed.status == 0, "\(resumed.stderr)")
-        #expect(try fixture.cached() == fixture.files)
-        #expect(try fixture.partials().isEmpty)
+        #expect(try sandbox.cached() == sandbox.expected)
+        #expect(Sandbox.kind(sandbox.partialDirectory) == S_IFDIR)
+        #expect(sandbox.partialNames().isEmpty)
         let log = nginx.waitForAccessLog(count: 2)
         #expect(log.count == 2)
         #expect(log[0].range == nil)
@@ -171,61 +109,49 @@ import Testing
     }
 
     @Test func ctrlCKeepsThePartialAndExits130() throws {
-        let fixture = try Fixture(files: ["big/video.bin": Self.random(24 << 20), "small.txt": Data("s".utf8)])
-        let nginx = try NginxServer(
-            root: fixture.served, extraConfig: Self.slowLocation.replacingOccurrences(of: "ROOT", with: fixture.served.path))
+        let sandbox = try Sandbox(serving: ["big/video.bin": Self.random(24 << 20), "small.txt": Data("s".utf8)])
+        let nginx = try NginxServer(root: sandbox.served, extraConfig: NginxServer.slowLocation(serving: sandbox.served))
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: nginx.baseURL + "slow/")
+        let manifest = try sandbox.manifest(base: nginx.baseURL + "slow/")
 
-        let interrupted = try startSlowPull(fixture, manifest: manifest)
+        let interrupted = try startSlowPull(sandbox, manifest: manifest)
         interrupted.signal(SIGINT)
         let result = try interrupted.wait(timeout: 30)
         #expect(result.status == 130)
         #expect(result.stderr.contains("1 interrupted"))
         #expect(result.stderr.contains("Interrupted: partial downloads are kept in .assetsync/partial/ and resume on the next pull.\n"))
-        #expect(try fixture.cached()["big/video.bin"] == nil)
-        #expect(try fixture.partials().contains { $0.hasSuffix(".resume") })
+        #expect(try sandbox.cached()["big/video.bin"] == nil)
+        #expect(sandbox.partialNames().contains { $0.hasSuffix(".resume") })
 
-        let resumed = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        let resumed = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(resumed.status == 0, "\(resumed.stderr)")
-        #expect(try fixture.cached() == fixture.files)
+        #expect(try sandbox.cached() == sandbox.expected)
         #expect(nginx.waitForAccessLog(count: 3).contains { $0.status == 206 && $0.path == "/slow/big/video.bin" })
     }
 
     @Test func httpsIsAlwaysVerifiedSpeaksHTTP2AndReusesConnections() throws {
-        let fixture = try Fixture(files: ["a.bin": Self.random(300_000), "b/c.bin": Self.random(200_000), "d.bin": Self.random(1000)])
-        let certificate = fixture.work.path + "/cert.pem"
-        let key = fixture.work.path + "/key.pem"
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
-        ]
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        #expect(openssl.terminationStatus == 0)
+        let sandbox = try Sandbox(serving: ["a.bin": Self.random(300_000), "b/c.bin": Self.random(200_000), "d.bin": Self.random(1000)])
+        let (certificate, key) = try sandbox.makeCertificate()
         let tlsPort = try LoopbackSocket.freePort()
-        let nginx = try NginxServer(root: fixture.served, httpConfig: """
+        let nginx = try NginxServer(root: sandbox.served, httpConfig: """
             server {
                 listen 127.0.0.1:\(tlsPort) ssl http2;
                 ssl_certificate \(certificate);
                 ssl_certificate_key \(key);
-                root \(fixture.served.path);
+                root \(sandbox.served.path);
             }
             """)
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: "https://127.0.0.1:\(tlsPort)/")
+        let manifest = try sandbox.manifest(base: "https://127.0.0.1:\(tlsPort)/")
 
-        let untrusted = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        let untrusted = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(untrusted.status == 1)
         #expect(untrusted.stderr.contains("failed   a.bin: SSL certificate problem: self-signed certificate (https://127.0.0.1:\(tlsPort)/a.bin)\n"))
-        #expect(try fixture.cached().isEmpty)
+        #expect(try sandbox.cached().isEmpty)
 
-        let trusted = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest, "--cacert", certificate, "--jobs", "1"])
+        let trusted = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest, "--cacert", certificate, "--jobs", "1"])
         #expect(trusted.status == 0, "\(trusted.stderr)")
-        #expect(try fixture.cached() == fixture.files)
+        #expect(try sandbox.cached() == sandbox.expected)
         let log = nginx.waitForAccessLog(count: 3)
         #expect(log.count == 3)
         #expect(log.allSatisfy { $0.request.hasSuffix("HTTP/2.0") })
@@ -233,10 +159,10 @@ import Testing
     }
 
     @Test func plainHTTPReusesOneConnectionAcrossFiles() throws {
-        let fixture = try Fixture(files: ["a.bin": Self.random(100_000), "b.bin": Self.random(100_000), "c/d.bin": Self.random(10)])
-        let nginx = try NginxServer(root: fixture.served)
+        let sandbox = try Sandbox(serving: ["a.bin": Self.random(100_000), "b.bin": Self.random(100_000), "c/d.bin": Self.random(10)])
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
-        let result = try AssetSyncBinary.run(["pull", try fixture.manifest(base: nginx.baseURL), "--dest", fixture.dest, "--jobs", "1"])
+        let result = try AssetSyncBinary.run(["pull", try sandbox.manifest(base: nginx.baseURL), "--dest", sandbox.dest, "--jobs", "1"])
         #expect(result.status == 0, "\(result.stderr)")
         let log = nginx.waitForAccessLog(count: 3)
         #expect(Set(log.map(\.connection)).count == 1)
@@ -246,17 +172,17 @@ import Testing
     /// A file whose size, mtime and inode match its state record is current without being read:
     /// even a corruption that kept them is not seen, until `--verify` reads everything again.
     @Test func stateRecordsSkipReadingAndVerifyReadsAgain() throws {
-        let fixture = try Fixture(files: ["a.bin": Self.random(100_000), "b.bin": Self.random(50_000)])
-        let nginx = try NginxServer(root: fixture.served)
+        let sandbox = try Sandbox(serving: ["a.bin": Self.random(100_000), "b.bin": Self.random(50_000)])
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: nginx.baseURL)
-        #expect(try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest]).status == 0)
-        let state = try String(contentsOfFile: fixture.dest + "/.assetsync/state", encoding: .utf8)
+        let manifest = try sandbox.manifest(base: nginx.baseURL)
+        #expect(try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest]).status == 0)
+        let state = try String(contentsOfFile: sandbox.dest + "/.assetsync/state", encoding: .utf8)
         #expect(state.hasPrefix("assetsync-state 1\n"))
         #expect(state.contains(" a.bin\n") && state.contains(" b.bin\n"))
 
         // Corrupt a.bin in place, keeping its size, inode and mtime.
-        let path = fixture.dest + "/a.bin"
+        let path = sandbox.dest + "/a.bin"
         var before = stat()
         stat(path, &before)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
@@ -267,13 +193,13 @@ import Testing
         utimensat(AT_FDCWD, path, &times, 0)
 
         nginx.clearAccessLog()
-        let noOp = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        let noOp = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(noOp.status == 0)
         #expect(noOp.stderr.hasPrefix("0 new, 0 updated, 2 current, 0 failed"))
-        let verified = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest, "--verify"])
+        let verified = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest, "--verify"])
         #expect(verified.status == 0, "\(verified.stderr)")
         #expect(verified.stderr.contains("updated  a.bin (97.7 KiB)\n"))
-        #expect(try fixture.cached() == fixture.files)
+        #expect(try sandbox.cached() == sandbox.expected)
         #expect(nginx.waitForAccessLog(count: 1).map(\.path) == ["/a.bin"])
     }
 }

@@ -1,63 +1,49 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// What unattended runs rely on: the lock between concurrent pulls, the disk
 /// preflight and a full disk mid-run, housekeeping of stale partials, and splay.
 @Suite struct PullSchedulingTests {
-    typealias Fixture = PullNginxTests.Fixture
-
-    private static func slowNginx(_ fixture: Fixture) throws -> NginxServer {
-        try NginxServer(root: fixture.served, extraConfig: "location /slow/ { alias \(fixture.served.path)/; limit_rate 4m; }")
-    }
-
-    /// Waits until the partial directory under `dest` holds at least `bytes` in one part file.
-    private static func waitForPartial(_ dest: String, bytes: Int, _ running: RunningAssetSync) {
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let directory = dest + "/.assetsync/partial"
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".part") {
-                if let size = try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as? Int, size >= bytes { return }
-            }
-            usleep(20_000)
-        }
-        Issue.record("no partial reached \(bytes) bytes: \(running.stderrSoFar)")
+    private static func slowNginx(_ sandbox: Sandbox) throws -> NginxServer {
+        try NginxServer(root: sandbox.served, extraConfig: NginxServer.slowLocation(serving: sandbox.served))
     }
 
     @Test func aSecondRunIsLockedOutNamingTheHolderUntilTheHolderIsKilled() throws {
-        let fixture = try Fixture(files: ["big.bin": PullNginxTests.random(24 << 20)])
-        let nginx = try Self.slowNginx(fixture)
+        let sandbox = try Sandbox(serving: ["big.bin": PullNginxTests.random(24 << 20)])
+        let nginx = try Self.slowNginx(sandbox)
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: nginx.baseURL + "slow/")
-        let holder = try AssetSyncBinary.start(["pull", manifest, "--dest", fixture.dest])
-        Self.waitForPartial(fixture.dest, bytes: 1 << 20, holder)
+        let manifest = try sandbox.manifest(base: nginx.baseURL + "slow/")
+        let holder = try AssetSyncBinary.start(["pull", manifest, "--dest", sandbox.dest])
+        holder.waitForPartial(in: sandbox.dest, bytes: 1 << 20)
 
-        let second = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        let second = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(second.status == 4)
-        #expect(second.stderr.hasPrefix("Error: another assetsync run holds \(fixture.dest)/.assetsync/lock: pid \(holder.pid) on host "))
+        #expect(second.stderr.hasPrefix("Error: another assetsync run holds \(sandbox.dest)/.assetsync/lock: pid \(holder.pid) on host "))
         #expect(second.stderr.hasSuffix("It is freed when that run ends; wait for it, or pass --lock-wait SECONDS.\n"))
-        let lockFile = try String(contentsOfFile: fixture.dest + "/.assetsync/lock", encoding: .utf8)
+        let lockFile = try String(contentsOfFile: sandbox.dest + "/.assetsync/lock", encoding: .utf8)
         #expect(lockFile.hasPrefix("pid \(holder.pid)\nhost "))
 
-        let waiting = try AssetSyncBinary.start(["pull", manifest, "--dest", fixture.dest, "--lock-wait", "60"])
-        usleep(300_000)
+        let waiting = try AssetSyncBinary.start(["pull", manifest, "--dest", sandbox.dest, "--lock-wait", "60"])
+        #expect(waiting.waitUntilOpen(sandbox.dest + "/.assetsync/lock"))
         #expect(waiting.process.isRunning)  // waiting for the lock, not failing
         holder.signal(SIGKILL)
         _ = try holder.wait()
         let result = try waiting.wait(timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try fixture.cached() == fixture.files)
+        #expect(try sandbox.cached() == sandbox.expected)
     }
 
     @Test func twoConcurrentPullsNeverBothWrite() throws {
-        let fixture = try Fixture(files: ["a.bin": PullNginxTests.random(2 << 20), "b.bin": PullNginxTests.random(3 << 20)])
-        let nginx = try NginxServer(root: fixture.served)
+        let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(2 << 20), "b.bin": PullNginxTests.random(3 << 20)])
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: nginx.baseURL)
-        let runs = try (0..<2).map { _ in try AssetSyncBinary.start(["pull", manifest, "--dest", fixture.dest, "--lock-wait", "30"]) }
+        let manifest = try sandbox.manifest(base: nginx.baseURL)
+        let runs = try (0..<2).map { _ in try AssetSyncBinary.start(["pull", manifest, "--dest", sandbox.dest, "--lock-wait", "30"]) }
         let results = try runs.map { try $0.wait() }
         #expect(results.map(\.status) == [0, 0])
-        #expect(try fixture.cached() == fixture.files)
+        #expect(try sandbox.cached() == sandbox.expected)
         // One of them downloaded both files; the other found them current.
         #expect(nginx.waitForAccessLog(count: 2).count == 2)
         #expect(results.contains { $0.stderr.hasPrefix("0 new, 0 updated, 2 current") })
@@ -90,31 +76,30 @@ import Testing
     @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
     func notEnoughSpaceFailsBeforeAnyRequest() throws {
         let disk = try SmallDisk(megabytes: 4)
-        let fixture = try Fixture(files: ["big.bin": PullNginxTests.random(6 << 20)])
-        let nginx = try NginxServer(root: fixture.served)
+        let sandbox = try Sandbox(serving: ["big.bin": PullNginxTests.random(6 << 20)])
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
         let dest = disk.path + "/cache"
-        let result = try AssetSyncBinary.run(["pull", try fixture.manifest(base: nginx.baseURL), "--dest", dest])
+        let result = try AssetSyncBinary.run(["pull", try sandbox.manifest(base: nginx.baseURL), "--dest", dest])
         #expect(result.status == 3)
         #expect(result.stderr.hasPrefix("Error: not enough free space in \(dest): the pull needs 7.1 MiB (6.0 MiB to download and a margin of 1.1 MiB), but "))
         #expect(result.stderr.hasSuffix(" is free. Nothing was downloaded; free some space and run again.\n"))
-        usleep(200_000)
-        #expect(nginx.accessLog().isEmpty)
+        #expect(nginx.settledAccessLog().isEmpty)
     }
 
     @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
     func aDiskFillingUpMidRunExits3KeepsThePartialAndResumes() throws {
         let disk = try SmallDisk(megabytes: 12)
-        let fixture = try Fixture(files: ["big.bin": PullNginxTests.random(9 << 20)])
-        let nginx = try Self.slowNginx(fixture)
+        let sandbox = try Sandbox(serving: ["big.bin": PullNginxTests.random(9 << 20)])
+        let nginx = try Self.slowNginx(sandbox)
         defer { nginx.stop() }
         let dest = disk.path + "/cache"
-        let manifest = try fixture.manifest(base: nginx.baseURL + "slow/")
+        let manifest = try sandbox.manifest(base: nginx.baseURL + "slow/")
         let running = try AssetSyncBinary.start(["pull", manifest, "--dest", dest])
-        Self.waitForPartial(dest, bytes: 1 << 20, running)
+        running.waitForPartial(in: dest, bytes: 1 << 20)
         // Someone else fills the disk while the download runs.
         let filler = disk.path + "/filler"
-        FileManager.default.createFile(atPath: filler, contents: nil)
+        #expect(FileManager.default.createFile(atPath: filler, contents: nil))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
         while (try? handle.write(contentsOf: Data(count: 256 << 10))) != nil {}
         try? handle.close()
@@ -127,83 +112,85 @@ import Testing
         try FileManager.default.removeItem(atPath: filler)
         let resumed = try AssetSyncBinary.run(["pull", manifest, "--dest", dest])
         #expect(resumed.status == 0, "\(resumed.stderr)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: dest + "/big.bin")) == fixture.files["big.bin"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dest + "/big.bin")) == sandbox.expected["big.bin"])
         #expect(nginx.waitForAccessLog(count: 2).last?.status == 206)
     }
 
     @Test func stalePartialsAreSweptAtTheStart() throws {
-        let fixture = try Fixture(files: ["a.bin": PullNginxTests.random(100_000)])
-        let nginx = try NginxServer(root: fixture.served)
+        let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(100_000)])
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: nginx.baseURL)
-        let partial = fixture.dest + "/.assetsync/partial"
+        let manifest = try sandbox.manifest(base: nginx.baseURL)
+        let partial = sandbox.dest + "/.assetsync/partial"
         try FileManager.default.createDirectory(atPath: partial, withIntermediateDirectories: true)
         for name in ["0000000000000000.part", "0000000000000000.resume", "deadbeefdeadbeef.part", "1111111111111111.resume.tmp", "x.empty"] {
             try Data("junk".utf8).write(to: URL(fileURLWithPath: partial + "/" + name))
         }
-        let result = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        let result = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: partial).isEmpty)
     }
 
     @Test func splayWaitsBeforeTheFirstRequestAndCtrlCEndsTheWait() throws {
-        let fixture = try Fixture(files: ["a.bin": PullNginxTests.random(1000)])
-        let nginx = try NginxServer(root: fixture.served)
+        let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(1000)])
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
-        let running = try AssetSyncBinary.start(["pull", try fixture.manifest(base: nginx.baseURL), "--dest", fixture.dest, "--splay", "3600"])
-        usleep(500_000)
+        let running = try AssetSyncBinary.start(["pull", try sandbox.manifest(base: nginx.baseURL), "--dest", sandbox.dest, "--splay", "3600"])
+        #expect(running.waitUntilCatching(SIGINT))  // so that SIGINT ends the wait rather than the process
         #expect(running.process.isRunning)
         running.signal(SIGINT)
         let result = try running.wait(timeout: 10)
         #expect(result.status == 130)
-        usleep(200_000)
-        #expect(nginx.accessLog().isEmpty)
+        #expect(nginx.settledAccessLog().isEmpty)
+    }
+
+    static let strace = "/usr/bin/strace"
+
+    /// Pulls `manifest` into `dest` under strace, which sends SIGKILL at the run's second `renameat`.
+    private static func pullKilledAtTheSecondRename(_ manifest: String, into dest: String) throws -> RunResult {
+        try AssetSyncBinary.run(
+            ["pull", manifest, "--dest", dest],
+            prefix: [strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat", "-e", "inject=renameat:signal=SIGKILL:when=2"])
     }
 
     /// Killed while the state index is being written: strace sends SIGKILL at the second `renameat`
     /// (the first commits the empty file, the second would put the new index in place). The file is
     /// committed, the index is not, and the next run proves the file instead of fetching it.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace"))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: strace), "needs strace"))
     func killedWhileWritingTheIndexCostsOnlyReverification() throws {
-        let fixture = try Fixture(files: ["empty.cfg": Data()])
-        let nginx = try NginxServer(root: fixture.served)
+        let sandbox = try Sandbox(serving: ["empty.cfg": Data()])
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: nginx.baseURL)
-        let killed = try AssetSyncBinary.run(
-            ["pull", manifest, "--dest", fixture.dest],
-            prefix: ["/usr/bin/strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat", "-e", "inject=renameat:signal=SIGKILL:when=2"])
+        let manifest = try sandbox.manifest(base: nginx.baseURL)
+        let killed = try Self.pullKilledAtTheSecondRename(manifest, into: sandbox.dest)
         #expect(killed.status != 0)
-        #expect(try fixture.cached() == fixture.files)
-        #expect(!FileManager.default.fileExists(atPath: fixture.dest + "/.assetsync/state"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.dest + "/.assetsync").contains { $0.hasPrefix("state.tmp-") })
+        #expect(try sandbox.cached() == sandbox.expected)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dest + "/.assetsync/state"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.dest + "/.assetsync").contains { $0.hasPrefix("state.tmp-") })
         nginx.clearAccessLog()
-        let next = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        let next = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(next.status == 0, "\(next.stderr)")
         #expect(next.stderr.hasPrefix("0 new, 0 updated, 1 current, 0 failed"))
-        usleep(200_000)
-        #expect(nginx.accessLog().isEmpty)
-        #expect(FileManager.default.fileExists(atPath: fixture.dest + "/.assetsync/state"))
+        #expect(nginx.settledAccessLog().isEmpty)
+        #expect(FileManager.default.fileExists(atPath: sandbox.dest + "/.assetsync/state"))
     }
 
     /// Killed between the last byte and the commit (strace: SIGKILL at the transfer thread's second
     /// `renameat`, after the resume record's): the next run proves the complete partial and commits
     /// it without a request.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace"))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: strace), "needs strace"))
     func aCompletePartialIsCommittedWithoutARequest() throws {
-        let fixture = try Fixture(files: ["a.bin": PullNginxTests.random(300_000)])
-        let nginx = try NginxServer(root: fixture.served)
+        let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(300_000)])
+        let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
-        let manifest = try fixture.manifest(base: nginx.baseURL)
-        let killed = try AssetSyncBinary.run(
-            ["pull", manifest, "--dest", fixture.dest],
-            prefix: ["/usr/bin/strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat", "-e", "inject=renameat:signal=SIGKILL:when=2"])
+        let manifest = try sandbox.manifest(base: nginx.baseURL)
+        let killed = try Self.pullKilledAtTheSecondRename(manifest, into: sandbox.dest)
         #expect(killed.status != 0)
-        #expect(try fixture.cached().isEmpty)
+        #expect(try sandbox.cached().isEmpty)
         nginx.clearAccessLog()
-        let next = try AssetSyncBinary.run(["pull", manifest, "--dest", fixture.dest])
+        let next = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(next.status == 0, "\(next.stderr)")
-        #expect(try fixture.cached() == fixture.files)
-        usleep(200_000)
-        #expect(nginx.accessLog().isEmpty)
+        #expect(try sandbox.cached() == sandbox.expected)
+        #expect(nginx.settledAccessLog().isEmpty)
     }
 }

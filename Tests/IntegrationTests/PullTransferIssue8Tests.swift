@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// Issue 8, the transfer items: interrupting a manifest fetch (8), server text on the terminal (12),
 /// validators (13), where credentials go (14), the minimum speed (15), what the events and the
@@ -19,7 +20,7 @@ struct PullTransferIssue8Tests {
         server.route("/manifest.json", behavior)
         let dest = try TemporaryDirectory()
         let running = try AssetSyncBinary.start(
-            ["pull", server.url("manifest.json"), "--dest", dest.path], environment: PullSandbox.environment([:]))
+            ["pull", server.url("manifest.json"), "--dest", dest.path], environment: Sandbox.environment([:]))
         if answered {
             try #require(server.waitForResponses(1, to: "/manifest.json", timeout: 30).count == 1)
         } else {
@@ -51,7 +52,7 @@ struct PullTransferIssue8Tests {
 
     @Test("item 12: escape sequences in Content-Range and Location never reach stderr raw")
     func escapeSequencesFromTheServerAreQuoted() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let server = try FaultServer()
         defer { server.stop() }
@@ -77,32 +78,6 @@ struct PullTransferIssue8Tests {
         #expect(result.stderrLines(startingWith: "failed   b.bin: refused a redirect to \"http://127.0.0.1:1/\\u{1b}[2Jb.bin\": "
             + "Location must not contain spaces or control characters").count == 1, "\(result.stderr.debugDescription)")
         #expect(server.requests.count == 4)  // nothing followed the hostile Location
-        #expect(sandbox.finalContent("a.bin") == resource.allBytes)
-    }
-
-    // MARK: - 13 Validators must be valid header values
-
-    @Test("item 13: an ETag with a bare CR is not replayed in If-Range; the resume starts from zero")
-    func anETagWithABareCRIsNotKept() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 82).with(etag: "\"abc\rX-Injected: 1\"").with(lastModified: nil)
-        server.route("/a.bin", .sequence([.serve(resource).truncated(after: 30_000), .serve(resource)]))
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
-
-        let result = try sandbox.pull()
-
-        #expect(result.status == 0, "\(result.stderr)")
-        let requests = server.waitForResponses(2, to: "/a.bin")
-        try #require(requests.count == 2)
-        #expect(requests[0].responseStatus == 200 && requests[0].bodyBytesSent == 30_000)
-        #expect(requests[1].range == nil && requests[1].ifRange == nil, "\(requests[1].headers)")
-        #expect(requests[1][header: "X-Injected"] == nil)
-        #expect(result.stderrLines(startingWith: "restart  a.bin: ")
-            == ["restart  a.bin: no usable ETag or Last-Modified to resume with; 29.3 KiB discarded, downloading from zero"],
-                "\(result.stderr)")
         #expect(sandbox.finalContent("a.bin") == resource.allBytes)
     }
 
@@ -134,7 +109,7 @@ struct PullTransferIssue8Tests {
             elsewhere.stop()
         }
         _ = try Self.serveManifest(on: home, naming: elsewhere)
-        let environment = PullSandbox.environment([:])
+        let environment = Sandbox.environment([:])
 
         let dest = try TemporaryDirectory()
         let plain = try AssetSyncBinary.run(
@@ -160,7 +135,7 @@ struct PullTransferIssue8Tests {
         let netrcDest = try TemporaryDirectory()
         let netrc = try AssetSyncBinary.run(
             ["pull", home.url("manifest.json"), "--dest", netrcDest.path, "--netrc"],
-            environment: PullSandbox.environment(["HOME": netrcHome.path]))
+            environment: Sandbox.environment(["HOME": netrcHome.path]))
         #expect(netrc.status == 0, "\(netrc.stderr)")
         #expect(home.requests.suffix(2).allSatisfy { $0.authorization == "Basic dXNlcjpwdw==" }, "\(home.requests.map(\.headers))")
         #expect(elsewhere.requests.count == 3 && elsewhere.requests.last?.authorization == nil)
@@ -174,7 +149,7 @@ struct PullTransferIssue8Tests {
             named.stop()
             other.stop()
         }
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let a = FaultResource.pattern(size: 10_000, seed: 85)
         let b = FaultResource.pattern(size: 10_000, seed: 86)
@@ -198,29 +173,6 @@ struct PullTransferIssue8Tests {
 
     // MARK: - 15 A minimum speed
 
-    @Test("item 15: a server trickling bytes is retried under --speed-limit, then fails with exit 1")
-    func aTricklingServerFailsInBoundedTime() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 87)
-        server.route("/a.bin", .serve(resource).slow(chunkSize: 1, delay: 0.2))
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
-
-        let started = ContinuousClock.now
-        let result = try sandbox.pull(["--speed-limit", "1K", "--speed-time", "2", "--retries", "1"])
-        let elapsed = ContinuousClock.now - started
-
-        #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderrLines(startingWith: "retry    a.bin: ").count == 1, "\(result.stderr)")
-        #expect(result.stderrLines(startingWith: "failed   a.bin: ").first?.contains("below the minimum of 1.0 KiB/s (stalled)") == true,
-                "\(result.stderr)")
-        #expect(server.requests(to: "/a.bin").count == 2)
-        #expect(elapsed < .seconds(60))  // two 2 s windows, not the 5.5 hours of the trickle
-        #expect(sandbox.finalContent("a.bin") == nil)
-    }
-
     @Test("item 15: a remote manifest trickled under --speed-limit is given up in bounded time")
     func aTrickledManifestFails() throws {
         let server = try FaultServer()
@@ -230,7 +182,7 @@ struct PullTransferIssue8Tests {
 
         let result = try AssetSyncBinary.run(
             ["pull", server.url("manifest.json"), "--dest", dest.path, "--speed-limit", "1K", "--speed-time", "2", "--retries", "1"],
-            environment: PullSandbox.environment([:]))
+            environment: Sandbox.environment([:]))
 
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("Error: cannot fetch the manifest \(server.url("manifest.json")): "), "\(result.stderr)")
@@ -240,7 +192,7 @@ struct PullTransferIssue8Tests {
 
     @Test("item 15: --speed-time is range-checked")
     func speedTimeIsRangeChecked() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         for bad in ["0", "3601", "x"] {
             let result = try sandbox.pull(["--speed-time", bad])
             #expect(result.status == 2, "\(bad): \(result.stderr)")
@@ -250,25 +202,7 @@ struct PullTransferIssue8Tests {
         #expect(rate.status == 2 && rate.stderr.hasPrefix("Error: '--speed-limit' must be bytes per second"), "\(rate.stderr)")
     }
 
-    @Test("item 15: a transfer held down by --limit-rate is not judged too slow")
-    func theMinimumSpeedFollowsTheRateLimit() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: 400_000, seed: 88)
-        server.route("/a.bin", .serve(resource))
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
-
-        // 100 KiB/s allowed, 1 MiB/s required: the requirement gives way to the limit.
-        let result = try sandbox.pull(["--limit-rate", "100K", "--speed-limit", "1M", "--speed-time", "1", "--retries", "0"])
-
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderrLines(startingWith: "retry").isEmpty, "\(result.stderr)")
-        #expect(server.requests(to: "/a.bin").count == 1)
-    }
-
-    // MARK: - 22 What went over the wire
+    // MARK: - 13, 15, 22, 23 One file against a hostile server
 
     static func events(_ result: RunResult) -> [[String: Any]] {
         result.stdout.split(separator: "\n").compactMap {
@@ -276,78 +210,87 @@ struct PullTransferIssue8Tests {
         }
     }
 
-    @Test("item 22: a server ignoring Range gets a restart line and event, and every byte is counted")
-    func aResumeAnsweredWithTheWholeFileIsReported() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 89)
-        server.route("/a.bin", .sequence([.serve(resource).truncated(after: 40_000), .ignoringRange(resource)]))
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
+    static func pattern(_ seed: UInt64, size: Int = size) -> FaultResource { .pattern(size: size, seed: seed) }
 
-        let result = try sandbox.pull(["--json"])
+    static let faults: [PullFault] = [
+        PullFault(
+            name: "item 13: an ETag with a bare CR is not replayed in If-Range; the resume starts from zero",
+            resource: pattern(82).with(etag: "\"abc\rX-Injected: 1\"").with(lastModified: nil),
+            behavior: { .sequence([.serve($0).truncated(after: 30_000), .serve($0)]) }, status: 0,
+            restarts: .exactly([
+                "restart  a.bin: no usable ETag or Last-Modified to resume with; 29.3 KiB discarded, downloading from zero",
+            ]),
+            requests: 2
+        ) { run in
+            let requests = run.requests
+            #expect(requests[0].responseStatus == 200 && requests[0].bodyBytesSent == 30_000)
+            #expect(requests[1].range == nil && requests[1].ifRange == nil, "\(requests[1].headers)")
+            #expect(requests[1][header: "X-Injected"] == nil)
+        },
+        PullFault(
+            name: "item 15: a server trickling bytes is retried under --speed-limit, then fails with exit 1",
+            resource: pattern(87), behavior: { .serve($0).slow(chunkSize: 1, delay: 0.2) },
+            options: ["--speed-limit", "1K", "--speed-time", "2", "--retries", "1"], status: 1, retries: .count(1), requests: 2
+        ) { run in
+            #expect(run.result.stderrLines(startingWith: "failed   a.bin: ").first?.contains("below the minimum of 1.0 KiB/s (stalled)") == true,
+                    "\(run.result.stderr)")
+            #expect(run.elapsed < .seconds(60))  // two 2 s windows, not the 5.5 hours of the trickle
+        },
+        // 100 KiB/s allowed, 1 MiB/s required: the requirement gives way to the limit.
+        PullFault(
+            name: "item 15: a transfer held down by --limit-rate is not judged too slow",
+            resource: pattern(88, size: 400_000), behavior: { .serve($0) },
+            options: ["--limit-rate", "100K", "--speed-limit", "1M", "--speed-time", "1", "--retries", "0"], status: 0,
+            committed: "new      a.bin (390.6 KiB)", requests: 1
+        ) { run in
+            #expect(run.result.stderrLines(startingWith: "retry").isEmpty, "\(run.result.stderr)")
+        },
+        PullFault(
+            name: "item 22: a server ignoring Range gets a restart line and event, and every byte is counted",
+            resource: pattern(89), behavior: { .sequence([.serve($0).truncated(after: 40_000), .ignoringRange($0)]) },
+            options: ["--json"], status: 0,
+            restarts: .exactly([
+                "restart  a.bin: the server sent the whole file, not the range asked for; 39.1 KiB discarded, downloading from zero",
+            ]),
+            requests: 2
+        ) { run in
+            let events = Self.events(run.result)
+            let restart = try #require(events.first { $0["type"] as? String == "restart" }, "\(run.result.stdout)")
+            #expect(restart["path"] as? String == "a.bin" && restart["discarded"] as? Int == 40_000)
+            let done = try #require(events.first { $0["type"] as? String == "done" })
+            #expect(done["bytes_transferred"] as? Int == 140_000)
+            let summary = try #require(events.first { $0["type"] as? String == "summary" })
+            #expect(summary["bytes_transferred"] as? Int == 140_000)
+            #expect(run.result.stderr.contains("; 136.7 KiB transferred in "), "\(run.result.stderr)")
+        },
+        PullFault(
+            name: "item 22: two corrupt copies of a file that fails count as two downloads in the summary",
+            resource: pattern(90), behavior: { .serve($0.flippingByte(at: 777)) }, options: ["--json"], status: 1, requests: 2
+        ) { run in
+            let summary = try #require(Self.events(run.result).first { $0["type"] as? String == "summary" })
+            #expect(summary["bytes_transferred"] as? Int == 2 * size)
+            #expect(run.result.stderr.contains("; 195.3 KiB transferred in "), "\(run.result.stderr)")
+        },
+        PullFault(
+            name: "item 23: the download after a CRC mismatch asks caches for a fresh copy",
+            resource: pattern(91), behavior: { .sequence([.serve($0.flippingByte(at: 5)), .serve($0)]) }, status: 0, requests: 2
+        ) { run in
+            let requests = run.requests
+            #expect(requests[0][header: "Cache-Control"] == nil && requests[0][header: "Pragma"] == nil)
+            #expect(requests[1][header: "Cache-Control"] == "no-cache" && requests[1][header: "Pragma"] == "no-cache")
+        },
+    ]
 
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderrLines(startingWith: "restart  a.bin: ")
-            == ["restart  a.bin: the server sent the whole file, not the range asked for; 39.1 KiB discarded, downloading from zero"],
-                "\(result.stderr)")
-        let events = Self.events(result)
-        let restart = try #require(events.first { $0["type"] as? String == "restart" }, "\(result.stdout)")
-        #expect(restart["path"] as? String == "a.bin" && restart["discarded"] as? Int == 40_000)
-        let done = try #require(events.first { $0["type"] as? String == "done" })
-        #expect(done["bytes_transferred"] as? Int == 140_000)
-        let summary = try #require(events.first { $0["type"] as? String == "summary" })
-        #expect(summary["bytes_transferred"] as? Int == 140_000)
-        #expect(result.stderr.contains("; 136.7 KiB transferred in "), "\(result.stderr)")
-    }
-
-    @Test("item 22: two corrupt copies of a file that fails count as two downloads in the summary")
-    func corruptCopiesAreCounted() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 90)
-        server.route("/a.bin", .serve(resource.flippingByte(at: 777)))
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
-
-        let result = try sandbox.pull(["--json"])
-
-        #expect(result.status == 1, "\(result.stderr)")
-        let events = Self.events(result)
-        let summary = try #require(events.first { $0["type"] as? String == "summary" })
-        #expect(summary["bytes_transferred"] as? Int == 2 * Self.size)
-        #expect(result.stderr.contains("; 195.3 KiB transferred in "), "\(result.stderr)")
-    }
-
-    // MARK: - 23 no-cache after a CRC mismatch
-
-    @Test("item 23: the download after a CRC mismatch asks caches for a fresh copy")
-    func theRedownloadAfterACRCMismatchSendsNoCache() throws {
-        let sandbox = try PullSandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        let resource = FaultResource.pattern(size: Self.size, seed: 91)
-        server.route("/a.bin", .sequence([.serve(resource.flippingByte(at: 5)), .serve(resource)]))
-        sandbox.add("a.bin", resource, url: server.url("a.bin"))
-
-        let result = try sandbox.pull()
-
-        #expect(result.status == 0, "\(result.stderr)")
-        let requests = server.waitForResponses(2, to: "/a.bin")
-        try #require(requests.count == 2)
-        #expect(requests[0][header: "Cache-Control"] == nil && requests[0][header: "Pragma"] == nil)
-        #expect(requests[1][header: "Cache-Control"] == "no-cache" && requests[1][header: "Pragma"] == "no-cache")
-        #expect(sandbox.finalContent("a.bin") == resource.allBytes)
+    @Test("items 13, 15, 22, 23: one file against a hostile server", arguments: faults)
+    func oneFileAgainstAFault(_ fault: PullFault) throws {
+        try fault.run()
     }
 
     // MARK: - 24 --limit-rate caps the total, shared by the transfers running
 
     @Test("item 24: the last transfer running gets the whole --limit-rate")
     func theLastTransferGetsTheWholeLimit() throws {
-        let sandbox = try PullSandbox()
+        let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
         let server = try FaultServer()
         defer { server.stop() }

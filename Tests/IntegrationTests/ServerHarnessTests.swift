@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// The test servers do what they claim, as a plain client (`/usr/bin/curl`) sees it.
 @Suite struct ServerHarnessTests {
@@ -456,7 +457,7 @@ import Testing
         for piece in ["GE", "T /p HTTP/1.1\r\nhost: x\r\nrAnGe: bytes=1-\r", "\n", "\r\n",
                       "GET /p HTTP/1.1\nHost: x\nConnection: close\n\n"] {
             _ = piece.withCString { Glibc.send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-            usleep(20_000)
+            usleep(20_000)  // apart in time, so that the server reads each piece on its own: the point of the test
         }
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -514,16 +515,6 @@ import Testing
         #expect(!result.timedOut && result.status == 18)
         #expect(!LoopbackSocket.canConnect(port: port, timeout: 0.5))
     }
-}
-
-/// Polls `condition` every 5 ms until it holds (true) or `timeout` seconds pass (false).
-private func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + .seconds(timeout)
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        usleep(5_000)
-    }
-    return true
 }
 
 extension Data {

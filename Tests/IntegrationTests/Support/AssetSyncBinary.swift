@@ -1,5 +1,7 @@
 import CZlib
 import Foundation
+import Testing
+import TestSupport
 
 /// What one run of the built `assetsync` binary did.
 struct RunResult {
@@ -39,8 +41,9 @@ enum AssetSyncBinary {
         let scratch = try TemporaryDirectory()
         let outURL = scratch.url.appendingPathComponent("stdout")
         let errURL = scratch.url.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        for file in [outURL, errURL] where !FileManager.default.createFile(atPath: file.path, contents: nil) {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
+        }
         let process = Process()
         if prefix.isEmpty {
             process.executableURL = url
@@ -89,11 +92,45 @@ final class RunningAssetSync {
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
+    /// Waits until it has `path` open (as `/proc/PID/fd` shows); false after `timeout` seconds.
+    func waitUntilOpen(_ path: String, timeout: Double = 30) -> Bool {
+        let fds = "/proc/\(pid)/fd"
+        return waitUntil(timeout: timeout) {
+            ((try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? []).contains {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + $0)) == path
+            }
+        }
+    }
+
+    /// Waits until it has a handler for `signal` (its bit in `SigCgt` of `/proc/PID/status`); false after
+    /// `timeout` seconds.
+    func waitUntilCatching(_ signal: Int32, timeout: Double = 30) -> Bool {
+        waitUntil(timeout: timeout) {
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            let caught = status.split(separator: "\n").first { $0.hasPrefix("SigCgt:") }
+                .flatMap { UInt64($0.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
+            return caught & (1 << UInt64(signal - 1)) != 0
+        }
+    }
+
+    /// Waits until a `.part` file in `dest`'s partial directory holds `bytes` or more; records an
+    /// issue (with the run's stderr so far) and returns false when none does within `timeout` seconds.
+    @discardableResult
+    func waitForPartial(in dest: String, bytes: Int, timeout: Double = 30) -> Bool {
+        let directory = dest + "/.assetsync/partial"
+        let reached = waitUntil(timeout: timeout) {
+            ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).contains { name in
+                name.hasSuffix(".part")
+                    && ((try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as? Int) ?? 0) >= bytes
+            }
+        }
+        if !reached { Issue.record("no partial reached \(bytes) bytes: \(stderrSoFar)") }
+        return reached
+    }
+
     /// Waits for it to exit (killing it after `timeout` seconds) and returns what it did.
     func wait(timeout: Double = 120) throws -> RunResult {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if !waitUntil(timeout: timeout, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try out.close()
         try err.close()
@@ -137,19 +174,4 @@ enum TestManifest {
         }
         return String(format: "%08x", value)
     }
-}
-
-/// A fresh directory under the system's temporary directory, removed when released.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        var template = Array((URL(fileURLWithPath: NSTemporaryDirectory()).standardizedFileURL.path + "/assetsync-test-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
-        url = URL(fileURLWithPath: String(cString: made))
-    }
-
-    var path: String { url.path }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
 }

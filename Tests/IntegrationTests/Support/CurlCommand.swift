@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// What one `/usr/bin/curl` run did: exit status, body, the response heads it saw.
 struct CurlResult {
@@ -65,16 +66,9 @@ final class CurlCommand {
 
     /// Waits for curl to end (SIGKILL after `timeout` seconds) and collects what it did.
     func wait(timeout: Double = 30) -> CurlResult {
-        let deadline = start + .seconds(timeout)
-        var timedOut = false
-        while process.isRunning {
-            if ContinuousClock.now >= deadline {
-                timedOut = true
-                kill(process.processIdentifier, SIGKILL)
-                break
-            }
-            usleep(2_000)
-        }
+        let left = (start + .seconds(timeout) - ContinuousClock.now) / .seconds(1)
+        let timedOut = !waitUntil(timeout: max(0, left), polling: .milliseconds(2)) { !process.isRunning }
+        if timedOut { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         let elapsed = ContinuousClock.now - start
         let headText = (try? String(contentsOfFile: scratch.path + "/heads", encoding: .isoLatin1)) ?? ""

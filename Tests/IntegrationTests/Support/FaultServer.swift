@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 
 /// A small HTTP/1.1 server on loopback for hostile-server tests: each path answers with a
 /// `FaultBehavior`, every request is recorded, and `stop()` (or release) closes the listener and
@@ -69,25 +70,19 @@ final class FaultServer: Sendable {
     /// them, or what there is after `timeout` seconds.
     @discardableResult
     func waitForRequests(_ count: Int, to path: String? = nil, timeout: Double = 10) -> [FaultRequest] {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while true {
-            let matching = path.map { requests(to: $0) } ?? requests
-            if matching.count >= count || ContinuousClock.now >= deadline { return matching }
-            usleep(2_000)
-        }
+        _ = waitUntil(timeout: timeout) { (path.map { requests(to: $0) } ?? requests).count >= count }
+        return path.map { requests(to: $0) } ?? requests
     }
 
     /// Waits until `count` requests (to `path`, if given) have arrived and their responses have
     /// ended (written, cut or failed); returns them, or what there is after `timeout` seconds.
     @discardableResult
     func waitForResponses(_ count: Int, to path: String? = nil, timeout: Double = 10) -> [FaultRequest] {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while true {
+        _ = waitUntil(timeout: timeout) {
             let matching = path.map { requests(to: $0) } ?? requests
-            if (matching.count >= count && matching.prefix(count).allSatisfy { $0.responseEnded })
-                || ContinuousClock.now >= deadline { return matching }
-            usleep(2_000)
+            return matching.count >= count && matching.prefix(count).allSatisfy { $0.responseEnded }
         }
+        return path.map { requests(to: $0) } ?? requests
     }
 
     /// Connections accepted and not yet closed.

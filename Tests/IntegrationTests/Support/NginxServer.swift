@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 
 /// A real nginx (Debian's `/usr/sbin/nginx`) serving `root` on `127.0.0.1` with a port, config,
 /// logs and temp dirs of its own; stopped by `stop()` or on release, workers included.
@@ -31,6 +32,11 @@ final class NginxServer: Sendable {
     /// The URL of `path` (relative to `root`, already percent-encoded as needed).
     func url(_ path: String, host: String = "127.0.0.1") -> String {
         "http://\(host):\(port)/" + (path.hasPrefix("/") ? String(path.dropFirst()) : path)
+    }
+
+    /// A `location /slow/` serving `root` at 4 MiB/s, for a transfer a test can interrupt midway.
+    static func slowLocation(serving root: URL) -> String {
+        "location /slow/ { alias \(root.path)/; limit_rate 4m; }"
     }
 
     var accessLogURL: URL { directory.appendingPathComponent("logs/access.log") }
@@ -106,19 +112,37 @@ final class NginxServer: Sendable {
     /// The access log so far, one entry per finished request (nginx writes a line when the
     /// response is done, so a client may see the last byte a moment before its line exists:
     /// use `waitForAccessLog(count:)` right after a transfer).
-    func accessLog() -> [AccessLogLine] {
+    func accessLog() -> [AccessLogLine] { loggedRequests().filter { $0.path != Self.markerPath } }
+
+    /// Every line of the access log, markers included.
+    private func loggedRequests() -> [AccessLogLine] {
         guard let text = try? String(contentsOf: accessLogURL, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { AccessLogLine(json: String($0)) }
     }
 
+    /// Answered with 204 and left out of `accessLog()`: the test's own request that marks a point in the log.
+    private static let markerPath = "/.assetsync-test-marker"
+
+    /// The access log once every request nginx finished before this call is in it, for a test that
+    /// checks what was not asked: a marker request is made and its line awaited (a worker logs in
+    /// the order it finishes requests, so this holds with one worker).
+    func settledAccessLog(timeout: Double = 10) -> [AccessLogLine] {
+        let marker = Self.markerPath + "?" + UUID().uuidString
+        if let fd = try? LoopbackSocket.connect(port: port) {
+            defer { close(fd) }
+            let request = "GET \(marker) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+            _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            var buffer = [UInt8](repeating: 0, count: 1024)
+            while recv(fd, &buffer, buffer.count, 0) > 0 {}
+        }
+        _ = waitUntil(timeout: timeout) { loggedRequests().contains { $0.uri == marker } }
+        return accessLog()
+    }
+
     /// The access log once it holds at least `count` lines, or as it is after `timeout` seconds.
     func waitForAccessLog(count: Int, timeout: Double = 10) -> [AccessLogLine] {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while true {
-            let lines = accessLog()
-            if lines.count >= count || ContinuousClock.now >= deadline { return lines }
-            usleep(5_000)
-        }
+        _ = waitUntil(timeout: timeout) { accessLog().count >= count }
+        return accessLog()
     }
 
     /// The error log's text (level `info`: also client aborts and resets).
@@ -179,6 +203,7 @@ final class NginxServer: Sendable {
                     server_name localhost;
                     root "\(root.path)";
                     location / { }
+                    location = \(markerPath) { return 204; }
             \(extraConfig)
                 }
             \(httpConfig)
@@ -209,21 +234,18 @@ final class NginxServer: Sendable {
     /// its workers exist, and the port accepts a connection.
     private static func waitUntilReady(_ process: Process, directory: URL, port: UInt16, workers: Int, timeout: Double) -> Readiness {
         let pidFile = directory.appendingPathComponent("nginx.pid").path
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while ContinuousClock.now < deadline {
-            if !process.isRunning {
-                process.waitUntilExit()
-                return .failed(diagnostics(directory))
-            }
-            if let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
-               Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) == process.processIdentifier,
-               children(of: process.processIdentifier).count >= workers,
-               LoopbackSocket.canConnect(port: port, timeout: 1) {
-                return .ready
-            }
-            usleep(10_000)
+        let settled = waitUntil(timeout: timeout, polling: .milliseconds(10)) {
+            guard process.isRunning else { return true }
+            guard let text = try? String(contentsOfFile: pidFile, encoding: .utf8) else { return false }
+            return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) == process.processIdentifier
+                && children(of: process.processIdentifier).count >= workers
+                && LoopbackSocket.canConnect(port: port, timeout: 1)
         }
-        return .timedOut(diagnostics(directory))
+        guard process.isRunning else {
+            process.waitUntilExit()
+            return .failed(diagnostics(directory))
+        }
+        return settled ? .ready : .timedOut(diagnostics(directory))
     }
 
     private static func diagnostics(_ directory: URL) -> String {
@@ -238,9 +260,7 @@ final class NginxServer: Sendable {
         let master = process.processIdentifier
         let workers = children(of: master).compactMap { pid in procStat(of: pid).map { (pid, $0.startTime) } }
         if process.isRunning { kill(master, SIGTERM) }
-        let deadline = ContinuousClock.now + .seconds(graceSeconds)
-        while process.isRunning && ContinuousClock.now < deadline { usleep(5_000) }
-        if process.isRunning { kill(master, SIGKILL) }
+        if !waitUntil(timeout: graceSeconds, { !process.isRunning }) { kill(master, SIGKILL) }
         process.waitUntilExit()
         // Workers exit before a terminated master; after a SIGKILLed one they may linger.
         let workerDeadline = ContinuousClock.now + .seconds(graceSeconds)

@@ -1,44 +1,124 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
-/// One `assetsync pull` in isolation, and the checks of DESIGN.md §4 on what it left behind.
+/// One directory for a test of the binary: the manifest, DEST (which a run creates) and, for a
+/// test against nginx, the served tree, with the checks of what a run left behind.
 ///
-/// The sandbox is a fresh parent directory that holds only the manifest and DEST (which the run
-/// creates), and the run's working directory is that parent: anything the binary writes outside
-/// DEST shows up there.
+/// Against a `FaultServer`, entries carry their URLs and the run's working directory is the
+/// sandbox, so anything the binary writes outside DEST shows up there:
 ///
-///     let sandbox = try PullSandbox()
+///     let sandbox = try Sandbox()
 ///     defer { sandbox.checkInvariants() }
 ///     sandbox.add("a.bin", resource, url: server.url("a.bin"))
 ///     let result = try sandbox.pull(["--retries", "1"])
-final class PullSandbox {
+///
+/// Against nginx, the files are served from `served` and the manifest names them by `base`:
+///
+///     let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(1000)])
+///     let nginx = try NginxServer(root: sandbox.served)
+///     let result = try AssetSyncBinary.run(["pull", try sandbox.manifest(base: nginx.baseURL), "--dest", sandbox.dest])
+///     #expect(try sandbox.cached() == sandbox.expected)
+final class Sandbox {
     static let manifestName = "manifest.json"
     static let destName = "dest"
+    static let servedName = "served"
 
-    let parent: TemporaryDirectory
+    /// World-readable, so that nginx workers running as `nobody` can serve from it.
+    let root: TemporaryDirectory
     private(set) var files: [TestManifest.File] = []
     /// The only bytes each manifest path may ever hold at its final path (the manifest's).
     private(set) var expected: [String: Data] = [:]
     /// The manifest's `base`, for entries without a `url`.
     var base: String?
+    /// The names in `root` that the sandbox itself made (the rest came from a run).
+    private var made: Set<String> = [Sandbox.destName, Sandbox.manifestName]
 
-    init() throws { parent = try TemporaryDirectory() }
+    init() throws {
+        root = try TemporaryDirectory()
+        chmod(root.path, 0o755)
+    }
 
-    var dest: String { parent.path + "/" + Self.destName }
-    var manifestPath: String { parent.path + "/" + Self.manifestName }
+    /// A sandbox whose `files` nginx serves from `served`, each named by the manifest without a `url`.
+    convenience init(serving files: [String: Data]) throws {
+        try self.init()
+        for (path, data) in files.sorted(by: { $0.key < $1.key }) { try serve(path, data) }
+    }
+
+    var dest: String { root.path + "/" + Self.destName }
+    var manifestPath: String { root.path + "/" + Self.manifestName }
     var partialDirectory: String { dest + "/.assetsync/partial" }
+    /// The directory a test server serves from.
+    var served: URL { root.url.appendingPathComponent(Self.servedName) }
 
-    /// Adds a manifest entry at `path` whose right bytes are `content` (size and CRC-32 from them).
+    /// Adds (or replaces) a manifest entry at `path` whose right bytes are `content` (size and CRC-32 from them).
     func add(_ path: String, _ content: Data, url: String?, mirrors: [String] = []) {
-        files.append(TestManifest.File(
-            path: path, size: content.count, crc32: TestManifest.crc32Hex(content), url: url, mirrors: mirrors))
+        let entry = TestManifest.File(
+            path: path, size: content.count, crc32: TestManifest.crc32Hex(content), url: url, mirrors: mirrors)
+        if let index = files.firstIndex(where: { $0.path == path }) { files[index] = entry } else { files.append(entry) }
         expected[path] = content
     }
 
     /// Adds a manifest entry at `path` for `resource`'s bytes.
     func add(_ path: String, _ resource: FaultResource, url: String?, mirrors: [String] = []) {
         add(path, resource.allBytes, url: url, mirrors: mirrors)
+    }
+
+    /// Serves `data` at `path` under `served` and names it in the manifest (replacing an earlier version).
+    func serve(_ path: String, _ data: Data) throws {
+        try writeServed(path, data)
+        add(path, data, url: nil)
+    }
+
+    /// Writes `data` at `path` under `served` without naming it in the manifest.
+    func writeServed(_ path: String, _ data: Data) throws {
+        made.insert(Self.servedName)
+        let url = served.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: url)
+    }
+
+    /// Writes the manifest (with `base` from now on, when given) and returns its path.
+    @discardableResult
+    func manifest(base: String? = nil) throws -> String {
+        if let base { self.base = base }
+        return try TestManifest.write(files, base: self.base, in: root, name: Self.manifestName)
+    }
+
+    /// Writes the manifest for `base` and serves it too, as `served/manifest.json`.
+    func serveManifest(base: String) throws {
+        try writeServed(Self.manifestName, Data(contentsOf: URL(fileURLWithPath: manifest(base: base))))
+    }
+
+    /// Writes another manifest named `name` in the sandbox, of `files`, and returns its path.
+    func writeManifest(_ files: [TestManifest.File], base: String? = nil, name: String) throws -> String {
+        made.insert(name)
+        return try TestManifest.write(files, base: base, in: root, name: name)
+    }
+
+    /// A self-signed certificate for `127.0.0.1` and its key, made with openssl in the sandbox.
+    func makeCertificate() throws -> (certificate: String, key: String) {
+        made.formUnion(["cert.pem", "key.pem"])
+        let certificate = root.path + "/cert.pem"
+        let key = root.path + "/key.pem"
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
+        ]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        try #require(openssl.terminationStatus == 0)
+        return (certificate, key)
+    }
+
+    /// Makes DEST a directory assetsync manages, as any completed pull does: pulls an empty manifest into it.
+    func completeAnEmptyPull() throws {
+        let result = try AssetSyncBinary.run(["pull", writeManifest([], name: "empty.json"), "--dest", dest])
+        #expect(result.status == 0, "\(result.stderr)")
     }
 
     /// The environment of a run: this process's, without proxy settings (loopback only) or
@@ -53,11 +133,11 @@ final class PullSandbox {
         return environment
     }
 
-    /// Writes the manifest and runs `assetsync pull MANIFEST --dest DEST OPTIONS` from the parent directory.
+    /// Writes the manifest and runs `assetsync pull MANIFEST --dest DEST OPTIONS` from the sandbox.
     func pull(_ options: [String] = [], environment: [String: String] = [:]) throws -> RunResult {
-        _ = try TestManifest.write(files, base: base, in: parent, name: Self.manifestName)
+        try manifest()
         return try AssetSyncBinary.run(
-            ["pull", manifestPath, "--dest", dest] + options, directory: parent.url,
+            ["pull", manifestPath, "--dest", dest] + options, directory: root.url,
             environment: Self.environment(environment))
     }
 
@@ -85,6 +165,9 @@ final class PullSandbox {
         return (files, others)
     }
 
+    /// The regular files at final paths, with their bytes.
+    func cached() throws -> [String: Data] { finalFiles().files }
+
     /// The bytes at a final path, or nil when nothing (or no regular file) is there.
     func finalContent(_ path: String) -> Data? { finalFiles().files[path] }
 
@@ -111,11 +194,11 @@ final class PullSandbox {
 
     // MARK: - Invariants
 
-    /// DESIGN.md §4 as seen from outside, after any run:
+    /// What a run may leave, as seen from outside, after any run:
     /// - every file at a final path is a regular file holding exactly its manifest bytes
     ///   (never a partial, a wrong version, an error body or a redirect target), or is absent;
     ///   nothing at a path the manifest does not name, no symlink or other special file;
-    /// - nothing was created outside DEST: its parent holds only DEST and the manifest.
+    /// - nothing was created outside DEST: the sandbox holds only DEST and what the test made.
     func checkInvariants(sourceLocation: SourceLocation = #_sourceLocation) {
         let (found, others) = finalFiles()
         for (path, bytes) in found.sorted(by: { $0.key < $1.key }) {
@@ -133,8 +216,8 @@ final class PullSandbox {
             }
         }
         #expect(others.isEmpty, "not regular files or directories under DEST: \(others)", sourceLocation: sourceLocation)
-        let outside = ((try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? [])
-            .filter { $0 != Self.destName && $0 != Self.manifestName }
+        let outside = ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? [])
+            .filter { !made.contains($0) }
         #expect(outside.isEmpty, "created outside DEST: \(outside)", sourceLocation: sourceLocation)
         #expect(Self.kind(dest) == S_IFDIR || Self.kind(dest) == 0, "DEST is not a directory", sourceLocation: sourceLocation)
         if Self.kind(dest + "/.assetsync") != 0 {
