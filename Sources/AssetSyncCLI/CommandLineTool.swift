@@ -1,3 +1,4 @@
+import AssetSyncModel
 import AssetSyncTransfer
 import Glibc
 /// Dispatches a command line to its command and turns every failure into a
@@ -13,8 +14,8 @@ public enum CommandLineTool {
         do {
             try Transfers.initialize()
         } catch {
-            console.err("Error: cannot set up libcurl: \(error).\n")
-            return ExitStatus.localIOFailure.rawValue
+            console.err("Error: cannot set up libcurl: \(error.message).\n")
+            return ExitStatus(error.kind).rawValue
         }
         Interruption.install()
         return run(words, console: console).rawValue

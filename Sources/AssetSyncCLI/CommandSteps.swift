@@ -14,8 +14,8 @@ package enum CommandSteps {
             if path == "-" { return try ManifestReader.read(descriptor: STDIN_FILENO, name: displayName ?? "<stdin>") }
             return try ManifestReader.read(path: path, displayName: displayName)
         } catch {
-            console.err("Error: \(error)\n")
-            throw .invalidInput
+            console.err("Error: \(error.worded)\n")
+            throw ExitStatus(error.kind)
         }
     }
 
@@ -54,8 +54,8 @@ package enum CommandSteps {
                 .fetch(url, into: destination)
         } catch {
             if Interruption.requested { throw .interrupted }
-            console.err("Error: cannot fetch the manifest \(url): \(error). Nothing was downloaded.\n")
-            throw .someFilesFailed
+            console.err("Error: cannot fetch the manifest \(url): \(error.messageWithRemedy). Nothing was downloaded.\n")
+            throw ExitStatus(error.kind)
         }
         return try readManifest(fetched.path, displayName: url, console: console)
     }
@@ -67,7 +67,7 @@ package enum CommandSteps {
             return resolved
         case .failure(let problem):
             console.err("Error: --dest \(QuotedValue.quote(dest)): \(problem.message)\n")
-            throw problem.kind == .invalidInput ? .invalidInput : .localIOFailure
+            throw ExitStatus(problem.kind)
         }
     }
 
@@ -79,8 +79,8 @@ package enum CommandSteps {
         } catch {
             // A system error is most often permissions; the other errors say themselves what to do.
             let hint = if case .system = error { " Check that it is writable." } else { "" }
-            console.err("Error: cannot open the cache directory: \(error)\(error.remedy?.words ?? "").\(hint)\n")
-            throw .localIOFailure
+            console.err("Error: cannot open the cache directory: \(error.messageWithRemedy).\(hint)\n")
+            throw ExitStatus(error.kind)
         }
     }
 
@@ -97,17 +97,14 @@ package enum CommandSteps {
             return try CacheLock(root: root, wait: wait, shouldStop: { Interruption.requested })
         } catch {
             switch error {
-            case .held(let held):
+            case .held:
                 if Interruption.requested { throw .interrupted }
                 let advice = wait > 0 ? "pass a longer --lock-wait" : "pass --lock-wait SECONDS"
-                console.err(
-                    "Error: another assetsync run holds \(held.path): \(held.holder). "
-                        + "It is freed when that run ends; wait for it, or \(advice).\n")
-                throw .locked
-            case .system(let error):
-                console.err("Error: cannot lock the cache directory: \(error).\n")
-                throw .localIOFailure
+                console.err("Error: \(error.message). It is freed when that run ends; wait for it, or \(advice).\n")
+            case .system:
+                console.err("Error: cannot lock the cache directory: \(error.message).\n")
             }
+            throw ExitStatus(error.kind)
         }
     }
 }

@@ -39,10 +39,8 @@ package enum PullCommand {
                 .run(verifyAll: arguments.flags.contains("--verify"), deleteUpTo: waits.deleteUpTo)
         } catch {
             switch error {
-            case .scan(let error):
-                console.err("Error: cannot scan the cache directory: \(error). Check its permissions, or run as its owner.\n")
-            case .state(let error):
-                console.err("Error: cannot write the state index: \(error). Check free space and permissions.\n")
+            case .scan, .state:
+                console.err("Error: \(error.message).\n")
             case .notEnoughSpace(let shortfall):
                 console.err(
                     "Error: not enough free space in \(root.path): the pull needs \(ByteCount.human(shortfall.needed)) "
@@ -53,14 +51,12 @@ package enum PullCommand {
                 console.err(
                     "Error: --delete removes nothing from \(root.path): no earlier pull completed there (it has no "
                         + ".assetsync/state), so it may not be a directory assetsync manages. Pull once without --delete first.\n")
-                throw .invalidInput
             case .tooManyDeletions(let count, let maximum):
                 console.err(
                     "Error: --delete would remove \(count) files, more than --max-delete \(maximum); nothing was changed. "
                         + "Check that this is the right manifest, or pass --max-delete \(count).\n")
-                throw .invalidInput
             }
-            throw .localIOFailure
+            throw ExitStatus(error.kind)
         }
         let status = Self.status(of: outcome)
         reporter.summarize(outcome, seconds: MonotonicClock.now() - started, exitCode: status.rawValue)
