@@ -18,10 +18,12 @@ public enum CommandLineTool {
             return ExitStatus(error.kind).rawValue
         }
         Interruption.install()
-        return run(words, console: console).rawValue
+        return run(words, context: .process(console: console)).rawValue
     }
 
-    package static func run(_ words: [String], console: Console) -> ExitStatus {
+    /// Runs the command that `words` name in `context`.
+    package static func run(_ words: [String], context: CommandContext) -> ExitStatus {
+        let console = context.console
         guard let first = words.first else { return show(HelpText.main, console: console) }
         switch first {
         case "-h", "--help":
@@ -51,10 +53,10 @@ public enum CommandLineTool {
         }
         do {
             switch spec.name {
-            case "pull": try PullCommand.run(arguments, console: console)
-            case "verify": try VerifyCommand.run(arguments, console: console)
-            case "manifest": try ManifestCommand.run(arguments, console: console)
-            default: try PlanCommand.run(arguments, console: console)
+            case "pull": try PullCommand.run(arguments, context: context)
+            case "verify": try VerifyCommand.run(arguments, context: context)
+            case "manifest": try ManifestCommand.run(arguments, context: context)
+            default: try PlanCommand.run(arguments, context: context)
             }
             return .success
         } catch {

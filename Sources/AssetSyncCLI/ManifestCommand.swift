@@ -6,7 +6,8 @@ import Glibc
 
 /// `assetsync manifest`: describe a directory as a manifest, for the publishing side.
 package enum ManifestCommand {
-    package static func run(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) {
+    package static func run(_ arguments: ParsedArguments, context: CommandContext) throws(ExitStatus) {
+        let console = context.console
         let directory = arguments.arguments[0]
         guard let base = arguments.value("--base") else {
             throw CommandLineTool.usageFailure(

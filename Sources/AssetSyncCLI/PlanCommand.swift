@@ -3,12 +3,13 @@ import AssetSyncModel
 
 /// `assetsync plan`: validate the manifest, scan the cache, print what a pull would do.
 package enum PlanCommand {
-    package static func run(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) {
-        let options = try CommandSteps.networkOptions(arguments, command: "plan", console: console)
+    package static func run(_ arguments: ParsedArguments, context: CommandContext) throws(ExitStatus) {
+        let console = context.console
+        let options = try CommandSteps.networkOptions(arguments, command: "plan", context: context)
         let source = arguments.arguments[0]
         let manifest = CommandSteps.isURL(source)
-            ? try CommandSteps.fetchManifest(source, cache: nil, options: options, console: console)
-            : try CommandSteps.readManifest(source, console: console)
+            ? try CommandSteps.fetchManifest(source, cache: nil, options: options, context: context)
+            : try CommandSteps.readManifest(source, context: context)
         let root = try CommandSteps.resolveDest(arguments, console: console)
         let cache: CacheListing
         do {
