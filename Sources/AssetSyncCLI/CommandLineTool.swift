@@ -76,6 +76,6 @@ public enum CommandLineTool {
         let usage = spec?.usage ?? HelpText.mainUsage
         let helpCommand = spec.map { "assetsync \($0.name) --help" } ?? "assetsync --help"
         console.err("Error: \(error.message)\nUsage: \(usage)\n  See '\(helpCommand)' for more information.\n")
-        return .invalidInput
+        return ExitStatus(error.kind)
     }
 }

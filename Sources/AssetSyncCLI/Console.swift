@@ -27,8 +27,9 @@ package struct Console: Sendable {
     package func checkOutput(_ what: String, allowingClosedByReader closedByReader: Bool) throws(ExitStatus) {
         let code = outputError.code.load(ordering: .acquiring)
         guard code != 0, !(closedByReader && code == EPIPE) else { return }
-        err("Error: cannot write \(what) to standard output: \(SystemError("write", code: code).reason).\n")
-        throw .localIOFailure
+        let error = SystemError("write", code: code)
+        err("Error: cannot write \(what) to standard output: \(error.reason).\n")
+        throw ExitStatus(error.kind)
     }
 
     /// Writes all of `text`, retrying interrupted and short writes; returns the `errno` of a failure, or 0.

@@ -24,7 +24,6 @@ extension ExitStatus {
         case .remote: self = .someFilesFailed
         case .localIO: self = .localIOFailure
         case .lockHeld: self = .locked
-        case .interrupted: self = .interrupted
         }
     }
 }

@@ -48,7 +48,7 @@ package enum ManifestCommand {
             try AtomicFile.write(text, to: output)
         } catch {
             console.err("Error: cannot write \(QuotedValue.quote(output)): \(error).\n")
-            throw .localIOFailure
+            throw ExitStatus(error.kind)
         }
         console.err("Wrote \(output): \(manifest.entries.count) files, \(ByteCount.human(manifest.totalBytes)).\n")
     }

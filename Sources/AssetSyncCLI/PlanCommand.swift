@@ -1,5 +1,6 @@
 import AssetSyncCache
 import AssetSyncModel
+import AssetSyncSystem
 
 /// `assetsync plan`: validate the manifest, scan the cache, print what a pull would do.
 package enum PlanCommand {
@@ -16,7 +17,7 @@ package enum PlanCommand {
             cache = try CacheScanner.scan(root: root)
         } catch {
             console.err("Error: cannot scan the cache directory: \(error). Check its permissions, or run as its owner.\n")
-            throw .localIOFailure
+            throw ExitStatus(error.kind)
         }
         // The state index as the pull will read it (`pull --dry-run --verify` ignores it, as the pull
         // would), so the plan names the files the pull would not read.

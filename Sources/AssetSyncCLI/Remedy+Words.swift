@@ -20,8 +20,3 @@ extension ManifestError {
     /// The description with the remedy worded after the problem.
     var worded: String { description(remedyWords: remedy?.words ?? "") }
 }
-
-extension Failure {
-    /// The reason with its remedy, as a person reads it.
-    var reasonWithRemedy: String { reason + (remedy?.words ?? "") }
-}

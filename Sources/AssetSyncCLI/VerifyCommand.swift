@@ -30,7 +30,7 @@ package enum VerifyCommand {
             verdicts = try Verification.run(manifest: manifest, root: root)
         } catch {
             console.err("Error: cannot write the state index: \(error). Check free space and permissions.\n")
-            throw .localIOFailure
+            throw ExitStatus(error.kind)
         }
         let seconds = context.clock() - started
         var missing = 0

@@ -9,6 +9,4 @@ public enum ErrorKind: Sendable, Equatable {
     case localIO
     /// Another run holds the cache directory's lock.
     case lockHeld
-    /// A stop was requested.
-    case interrupted
 }
