@@ -117,7 +117,8 @@ package struct Waits {
         var waits = Waits()
         do throws(UsageError) {
             if arguments.flags.contains("--delete") {
-                waits.deleteUpTo = Int(try maxDeleteOption.value(in: arguments, environment: environment, command: command) ?? Double(ExtraRemoval.defaultMaximum))
+                let maximum = try maxDeleteOption.value(in: arguments, environment: environment, command: command)
+                waits.deleteUpTo = Int(maximum ?? Double(ExtraRemoval.defaultMaximum))
             } else if arguments.value("--max-delete") != nil {
                 throw UsageError(message: "'--max-delete' goes with '--delete'", command: command)
             }
