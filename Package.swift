@@ -23,7 +23,7 @@ let package = Package(
         /// The manifest, the plan, file results and the events a pull emits: pure Swift, no C.
         .target(name: "AssetSyncModel"),
         /// The one place for system calls: descriptors, atomic files, threads, the clock.
-        .target(name: "AssetSyncSystem", dependencies: ["CSystemShim"]),
+        .target(name: "AssetSyncSystem", dependencies: ["AssetSyncModel", "CSystemShim"]),
         /// The XML and JSON manifest readers (libxml2, zlib) and the manifest writer.
         .target(name: "AssetSyncManifestIO", dependencies: ["AssetSyncModel", "AssetSyncSystem", "CLibXML2", "CZlib"]),
         /// The cache directory: root, scanner, partial files, commit protocol, state index, lock. No HTTP.

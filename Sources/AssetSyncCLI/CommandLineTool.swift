@@ -1,3 +1,4 @@
+import AssetSyncModel
 import AssetSyncTransfer
 import Glibc
 /// Dispatches a command line to its command and turns every failure into a
@@ -13,14 +14,16 @@ public enum CommandLineTool {
         do {
             try Transfers.initialize()
         } catch {
-            console.err("Error: cannot set up libcurl: \(error).\n")
-            return ExitStatus.localIOFailure.rawValue
+            console.err("Error: cannot set up libcurl: \(error.message).\n")
+            return ExitStatus(error.kind).rawValue
         }
         Interruption.install()
-        return run(words, console: console).rawValue
+        return run(words, context: .process(console: console)).rawValue
     }
 
-    package static func run(_ words: [String], console: Console) -> ExitStatus {
+    /// Runs the command that `words` name in `context`.
+    package static func run(_ words: [String], context: CommandContext) -> ExitStatus {
+        let console = context.console
         guard let first = words.first else { return show(HelpText.main, console: console) }
         switch first {
         case "-h", "--help":
@@ -50,10 +53,10 @@ public enum CommandLineTool {
         }
         do {
             switch spec.name {
-            case "pull": try PullCommand.run(arguments, console: console)
-            case "verify": try VerifyCommand.run(arguments, console: console)
-            case "manifest": try ManifestCommand.run(arguments, console: console)
-            default: try PlanCommand.run(arguments, console: console)
+            case "pull": try PullCommand.run(arguments, context: context)
+            case "verify": try VerifyCommand.run(arguments, context: context)
+            case "manifest": try ManifestCommand.run(arguments, context: context)
+            default: try PlanCommand.run(arguments, context: context)
             }
             return .success
         } catch {
@@ -73,6 +76,6 @@ public enum CommandLineTool {
         let usage = spec?.usage ?? HelpText.mainUsage
         let helpCommand = spec.map { "assetsync \($0.name) --help" } ?? "assetsync --help"
         console.err("Error: \(error.message)\nUsage: \(usage)\n  See '\(helpCommand)' for more information.\n")
-        return .invalidInput
+        return ExitStatus(error.kind)
     }
 }

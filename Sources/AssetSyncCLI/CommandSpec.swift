@@ -1,3 +1,5 @@
+package import AssetSyncModel
+
 /// The shape of one command's command line, its usage line and its help.
 package struct CommandSpec: Sendable {
     package let name: String
@@ -23,9 +25,10 @@ package struct ParsedArguments {
 }
 
 /// A command line that cannot be run: exit 2, with the usage line.
-package struct UsageError: Error, Equatable {
+package struct UsageError: AssetSyncError, Equatable {
     package var message: String
     package var command: String?
+    package var kind: ErrorKind { .invalidInput }
 }
 
 extension CommandSpec {

@@ -2,29 +2,30 @@ package import AssetSyncCache
 import AssetSyncManifestIO
 package import AssetSyncModel
 import AssetSyncPull
+import AssetSyncSystem
 package import AssetSyncTransfer
 import Glibc
 
 /// Steps every command that reads a manifest and a cache directory starts with.
 /// Each reports its own failure on the console and throws the exit status.
 package enum CommandSteps {
-    package static func readManifest(_ path: String, displayName: String? = nil, console: Console) throws(ExitStatus) -> Manifest {
+    package static func readManifest(_ path: String, displayName: String? = nil, context: CommandContext) throws(ExitStatus) -> Manifest {
         do {
             // "-" is standard input, which only the command line knows.
-            if path == "-" { return try ManifestReader.read(descriptor: STDIN_FILENO, name: displayName ?? "<stdin>") }
+            if path == "-" { return try ManifestReader.read(descriptor: context.input, name: displayName ?? "<stdin>") }
             return try ManifestReader.read(path: path, displayName: displayName)
         } catch {
-            console.err("Error: \(error)\n")
-            throw .invalidInput
+            context.console.err("Error: \(error.worded)\n")
+            throw ExitStatus(error.kind)
         }
     }
 
     /// The network options and tuning variables of a command that makes requests.
-    package static func networkOptions(_ arguments: ParsedArguments, command: String, console: Console) throws(ExitStatus) -> TransferOptions {
+    package static func networkOptions(_ arguments: ParsedArguments, command: String, context: CommandContext) throws(ExitStatus) -> TransferOptions {
         do {
-            return try NetworkOptions.parse(arguments, command: command)
+            return try NetworkOptions.parse(arguments, environment: context.environment, command: command)
         } catch {
-            throw CommandLineTool.usageFailure(error, console: console)
+            throw CommandLineTool.usageFailure(error, console: context.console)
         }
     }
 
@@ -36,7 +37,7 @@ package enum CommandSteps {
 
     /// Fetches a manifest URL (into the cache's `.assetsync/` when there is one, conditionally) and reads it.
     package static func fetchManifest(
-        _ url: String, cache root: CacheRoot?, options: TransferOptions, console: Console
+        _ url: String, cache root: CacheRoot?, options: TransferOptions, context: CommandContext
     ) throws(ExitStatus) -> Manifest {
         var template = Array("/tmp/assetsync-manifest-XXXXXX".utf8CString)
         let temporary: String? = root == nil ? template.withUnsafeMutableBufferPointer { buffer in
@@ -50,14 +51,14 @@ package enum CommandSteps {
         do {
             let destination: any ManifestDestination = root.map(CachedManifestDestination.init(root:))
                 ?? ManifestFile(path: temporary ?? "manifest.download")
-            fetched = try ManifestFetcher(options: options, wakeFD: Interruption.wakeFD, shouldStop: { Interruption.requested })
+            fetched = try ManifestFetcher(options: options, wakeFD: context.stop.wakeFD, shouldStop: context.stop.isRequested)
                 .fetch(url, into: destination)
         } catch {
-            if Interruption.requested { throw .interrupted }
-            console.err("Error: cannot fetch the manifest \(url): \(error). Nothing was downloaded.\n")
-            throw .someFilesFailed
+            if context.stop.isRequested() { throw .interrupted }
+            context.console.err("Error: cannot fetch the manifest \(url): \(error.messageWithRemedy). Nothing was downloaded.\n")
+            throw ExitStatus(error.kind)
         }
-        return try readManifest(fetched.path, displayName: url, console: console)
+        return try readManifest(fetched.path, displayName: url, context: context)
     }
 
     package static func resolveDest(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) -> String {
@@ -67,7 +68,7 @@ package enum CommandSteps {
             return resolved
         case .failure(let problem):
             console.err("Error: --dest \(QuotedValue.quote(dest)): \(problem.message)\n")
-            throw problem.kind == .invalidInput ? .invalidInput : .localIOFailure
+            throw ExitStatus(problem.kind)
         }
     }
 
@@ -79,35 +80,33 @@ package enum CommandSteps {
         } catch {
             // A system error is most often permissions; the other errors say themselves what to do.
             let hint = if case .system = error { " Check that it is writable." } else { "" }
-            console.err("Error: cannot open the cache directory: \(error)\(error.remedy?.words ?? "").\(hint)\n")
-            throw .localIOFailure
+            console.err("Error: cannot open the cache directory: \(error.messageWithRemedy).\(hint)\n")
+            throw ExitStatus(error.kind)
         }
     }
 
     /// Takes the cache directory's lock for the whole run, waiting up to `--lock-wait` seconds.
     package static func lock(
-        _ root: CacheRoot, _ arguments: ParsedArguments, command: String, console: Console
+        _ root: CacheRoot, _ arguments: ParsedArguments, command: String, context: CommandContext
     ) throws(ExitStatus) -> CacheLock {
+        let console = context.console
         let wait: Double
-        switch Waits.parse(arguments, command: command) {
+        switch Waits.parse(arguments, environment: context.environment, command: command) {
         case .success(let waits): wait = waits.lockWait
         case .failure(let error): throw CommandLineTool.usageFailure(error, console: console)
         }
         do {
-            return try CacheLock(root: root, wait: wait, shouldStop: { Interruption.requested })
+            return try CacheLock(root: root, wait: wait, shouldStop: context.stop.isRequested)
         } catch {
             switch error {
-            case .held(let held):
-                if Interruption.requested { throw .interrupted }
+            case .held:
+                if context.stop.isRequested() { throw .interrupted }
                 let advice = wait > 0 ? "pass a longer --lock-wait" : "pass --lock-wait SECONDS"
-                console.err(
-                    "Error: another assetsync run holds \(held.path): \(held.holder). "
-                        + "It is freed when that run ends; wait for it, or \(advice).\n")
-                throw .locked
-            case .system(let error):
-                console.err("Error: cannot lock the cache directory: \(error).\n")
-                throw .localIOFailure
+                console.err("Error: \(error.message). It is freed when that run ends; wait for it, or \(advice).\n")
+            case .system:
+                console.err("Error: cannot lock the cache directory: \(error.message).\n")
             }
+            throw ExitStatus(error.kind)
         }
     }
 }

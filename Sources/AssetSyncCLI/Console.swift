@@ -27,8 +27,9 @@ package struct Console: Sendable {
     package func checkOutput(_ what: String, allowingClosedByReader closedByReader: Bool) throws(ExitStatus) {
         let code = outputError.code.load(ordering: .acquiring)
         guard code != 0, !(closedByReader && code == EPIPE) else { return }
-        err("Error: cannot write \(what) to standard output: \(SystemError("write", code: code).reason).\n")
-        throw .localIOFailure
+        let error = SystemError("write", code: code)
+        err("Error: cannot write \(what) to standard output: \(error.reason).\n")
+        throw ExitStatus(error.kind)
     }
 
     /// Writes all of `text`, retrying interrupted and short writes; returns the `errno` of a failure, or 0.
@@ -51,27 +52,9 @@ private final class OutputError: Sendable {
 }
 
 extension Console {
-    /// Whether stderr is a terminal that can redraw a progress block (not TERM=dumb).
-    package var errorsGoToTerminal: Bool {
-        guard isatty(errors) == 1 else { return false }
-        return getenv("TERM").map { String(cString: $0) != "dumb" } ?? false
-    }
-
     /// The terminal's columns, read each time so that resizing is followed.
     package var errorsWidth: Int {
         var size = winsize()
         return ioctl(errors, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
-    }
-
-    /// People's output on stderr (live on a terminal) and, with `json`, events on stdout.
-    package func pullReporters(quiet: Bool, json: Bool) -> PullReporters {
-        let console = self
-        let human = HumanPullReporter(
-            output: .init(
-                write: { console.err($0) }, clock: { MonotonicClock.now() }, width: { console.errorsWidth },
-                live: errorsGoToTerminal),
-            quiet: quiet)
-        let events = json ? JSONPullReporter(write: { console.out($0) }, clock: { MonotonicClock.now() }) : nil
-        return PullReporters(human: human, json: events)
     }
 }

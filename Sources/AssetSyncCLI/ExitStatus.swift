@@ -1,3 +1,5 @@
+package import AssetSyncModel
+
 /// The process exit codes, which scripts act on (listed in the README and in `--help`).
 package enum ExitStatus: Int32, Sendable, Error {
     /// DEST matches the manifest.
@@ -12,4 +14,16 @@ package enum ExitStatus: Int32, Sendable, Error {
     case locked = 4
     /// Interrupted; partial files kept for resume.
     case interrupted = 130
+}
+
+extension ExitStatus {
+    /// The one place where a kind of failure becomes an exit status.
+    package init(_ kind: ErrorKind) {
+        switch kind {
+        case .invalidInput: self = .invalidInput
+        case .remote: self = .someFilesFailed
+        case .localIO: self = .localIOFailure
+        case .lockHeld: self = .locked
+        }
+    }
 }

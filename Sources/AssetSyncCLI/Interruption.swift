@@ -33,11 +33,9 @@ package enum Interruption {
         sigaction(SIGTERM, &action, nil)
     }
 
-    package static var requested: Bool { signals.load(ordering: .relaxed) > 0 }
-
-    /// Readable once a signal has arrived; -1 before `install`.
-    package static var wakeFD: Int32 { readEnd.load(ordering: .acquiring) }
-
-    /// The signals as the library's stop request.
-    package static var source: StopSource { StopSource(wakeFD: wakeFD, isRequested: { requested }) }
+    /// The signals as the stop request of a command and the library: readable once a signal
+    /// has arrived (-1 before `install`), requested from the first signal on.
+    package static var source: StopSource {
+        StopSource(wakeFD: readEnd.load(ordering: .acquiring), isRequested: { signals.load(ordering: .relaxed) > 0 })
+    }
 }

@@ -66,7 +66,7 @@ package final class JSONPullReporter: PullEvents {
             var line = JSONLine(type: "failed")
             line.add("path", result.path)
             line.add("size", result.size)
-            line.add("reason", failure.reasonWithRemedy)
+            line.add("reason", failure.messageWithRemedy)
             line.add("http_status", failure.httpStatus.map(Int64.init))
             line.add("url", failure.url)
             line.add("attempts", result.attempts)

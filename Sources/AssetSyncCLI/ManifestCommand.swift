@@ -6,7 +6,8 @@ import Glibc
 
 /// `assetsync manifest`: describe a directory as a manifest, for the publishing side.
 package enum ManifestCommand {
-    package static func run(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) {
+    package static func run(_ arguments: ParsedArguments, context: CommandContext) throws(ExitStatus) {
+        let console = context.console
         let directory = arguments.arguments[0]
         guard let base = arguments.value("--base") else {
             throw CommandLineTool.usageFailure(
@@ -28,15 +29,15 @@ package enum ManifestCommand {
             manifest = try DirectoryDescription.describe(directory, base: base.hasSuffix("/") ? base : base + "/")
         } catch {
             switch error {
-            case .base(let problem):
+            case .base(let base):
+                let problem = base.problem + (base.remedy?.words ?? "") + (base.value.map { ": " + $0 } ?? "")
                 throw CommandLineTool.usageFailure(UsageError(message: "Invalid '--base': \(problem)", command: "manifest"), console: console)
-            case .scan(let failure), .read(let failure):
-                console.err("Error: cannot read \(QuotedValue.quote(directory)): \(failure).\n")
-                throw .localIOFailure
-            case .unrepresentable(let path, let rule):
-                console.err("Error: \(QuotedValue.quote(path)) cannot be listed in a manifest: \(rule). Rename it, or move it out of \(QuotedValue.quote(directory)).\n")
-                throw .invalidInput
+            case .scan, .read:
+                console.err("Error: cannot read \(QuotedValue.quote(directory)): \(error.message).\n")
+            case .unrepresentable:
+                console.err("Error: \(error.message). Rename it, or move it out of \(QuotedValue.quote(directory)).\n")
             }
+            throw ExitStatus(error.kind)
         }
         let text = ManifestWriter.render(manifest, as: format)
         guard let output = arguments.value("--output") else {
@@ -47,7 +48,7 @@ package enum ManifestCommand {
             try AtomicFile.write(text, to: output)
         } catch {
             console.err("Error: cannot write \(QuotedValue.quote(output)): \(error).\n")
-            throw .localIOFailure
+            throw ExitStatus(error.kind)
         }
         console.err("Wrote \(output): \(manifest.entries.count) files, \(ByteCount.human(manifest.totalBytes)).\n")
     }

@@ -43,7 +43,7 @@ package enum NetworkOptions {
         source: .environment("ASSETSYNC_BUFFER_SIZE"), kind: .whole, range: 16_384...10_485_760, unit: "bytes")
 
     /// The transfer options these options and variables give; a bad value is a usage error of `command`.
-    package static func parse(_ arguments: ParsedArguments, command: String) throws(UsageError) -> TransferOptions {
+    package static func parse(_ arguments: ParsedArguments, environment: [String: String], command: String) throws(UsageError) -> TransferOptions {
         var options = TransferOptions()
         for header in arguments.values["--header"] ?? [] {
             let parts = header.split(separator: ":", maxSplits: 1)
@@ -74,11 +74,11 @@ package enum NetworkOptions {
         }
         options.useNetrc = arguments.flags.contains("--netrc")
         options.proxy = arguments.value("--proxy")
-        if let bytes = try speedLimit.value(in: arguments, command: command) { options.speedLimit = Int64(bytes.rounded()) }
-        if let seconds = try speedTime.value(in: arguments, command: command) { options.speedTime = Int(seconds) }
-        if let seconds = try stallTimeout.value(in: arguments, command: command) { options.stallTimeout = Int(seconds) }
-        if let seconds = try retryDelay.value(in: arguments, command: command) { options.retryBaseDelay = seconds }
-        if let bytes = try bufferSize.value(in: arguments, command: command) { options.bufferSize = Int(bytes) }
+        if let bytes = try speedLimit.value(in: arguments, environment: environment, command: command) { options.speedLimit = Int64(bytes.rounded()) }
+        if let seconds = try speedTime.value(in: arguments, environment: environment, command: command) { options.speedTime = Int(seconds) }
+        if let seconds = try stallTimeout.value(in: arguments, environment: environment, command: command) { options.stallTimeout = Int(seconds) }
+        if let seconds = try retryDelay.value(in: arguments, environment: environment, command: command) { options.retryBaseDelay = seconds }
+        if let bytes = try bufferSize.value(in: arguments, environment: environment, command: command) { options.bufferSize = Int(bytes) }
         return options
     }
 }

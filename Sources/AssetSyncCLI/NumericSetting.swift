@@ -1,5 +1,4 @@
 import AssetSyncModel
-import Glibc
 
 /// A number given by a command-line option or an environment variable: the one parser every
 /// numeric setting goes through, so that no value can crash the process, wrap around or be
@@ -28,12 +27,12 @@ package struct NumericSetting: Sendable {
     /// What one unit is, for the message: "seconds", "bytes".
     package var unit: String? = nil
 
-    /// The setting's value, or nil when it is not given.
-    package func value(in arguments: ParsedArguments, command: String) throws(UsageError) -> Double? {
+    /// The setting's value, from the command line or `environment`, or nil when it is not given.
+    package func value(in arguments: ParsedArguments, environment: [String: String], command: String) throws(UsageError) -> Double? {
         let text: String?
         switch source {
         case .option(let name): text = arguments.value(name)
-        case .environment(let name): text = getenv(name).map { String(cString: $0) }
+        case .environment(let name): text = environment[name]
         }
         guard let text else { return nil }
         return try parse(text, command: command)

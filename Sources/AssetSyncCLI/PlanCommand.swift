@@ -1,21 +1,23 @@
 import AssetSyncCache
 import AssetSyncModel
+import AssetSyncSystem
 
 /// `assetsync plan`: validate the manifest, scan the cache, print what a pull would do.
 package enum PlanCommand {
-    package static func run(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) {
-        let options = try CommandSteps.networkOptions(arguments, command: "plan", console: console)
+    package static func run(_ arguments: ParsedArguments, context: CommandContext) throws(ExitStatus) {
+        let console = context.console
+        let options = try CommandSteps.networkOptions(arguments, command: "plan", context: context)
         let source = arguments.arguments[0]
         let manifest = CommandSteps.isURL(source)
-            ? try CommandSteps.fetchManifest(source, cache: nil, options: options, console: console)
-            : try CommandSteps.readManifest(source, console: console)
+            ? try CommandSteps.fetchManifest(source, cache: nil, options: options, context: context)
+            : try CommandSteps.readManifest(source, context: context)
         let root = try CommandSteps.resolveDest(arguments, console: console)
         let cache: CacheListing
         do {
             cache = try CacheScanner.scan(root: root)
         } catch {
             console.err("Error: cannot scan the cache directory: \(error). Check its permissions, or run as its owner.\n")
-            throw .localIOFailure
+            throw ExitStatus(error.kind)
         }
         // The state index as the pull will read it (`pull --dry-run --verify` ignores it, as the pull
         // would), so the plan names the files the pull would not read.

@@ -1,48 +1,49 @@
 import AssetSyncCache
 import AssetSyncModel
 package import AssetSyncPull
-import AssetSyncSystem
 package import AssetSyncTransfer
-import Glibc
 
 /// `assetsync pull`: make the cache match the manifest, every file proven by its CRC-32.
 package enum PullCommand {
     /// - Parameter command: the command the user typed: `verify --repair` runs a pull too.
-    package static func run(_ arguments: ParsedArguments, command: String = "pull", console: Console) throws(ExitStatus) {
+    package static func run(_ arguments: ParsedArguments, command: String = "pull", context: CommandContext) throws(ExitStatus) {
+        let console = context.console
         let options: TransferOptions
         let waits: Waits
-        switch (transferOptions(arguments, command: command), Waits.parse(arguments, command: command)) {
+        switch (
+            transferOptions(arguments, environment: context.environment, command: command),
+            Waits.parse(arguments, environment: context.environment, command: command)
+        ) {
         case (.success(let parsed), .success(let parsedWaits)):
             options = parsed
             waits = parsedWaits
         case (.failure(let error), _), (_, .failure(let error)):
             throw CommandLineTool.usageFailure(error, console: console)
         }
-        if arguments.flags.contains("--dry-run") { return try PlanCommand.run(arguments, console: console) }
+        if arguments.flags.contains("--dry-run") { return try PlanCommand.run(arguments, context: context) }
         let source = arguments.arguments[0]
         // A local manifest is refused before anything is touched; a remote one is fetched
         // (after the splay) into the locked cache directory.
-        let local = CommandSteps.isURL(source) ? nil : try CommandSteps.readManifest(source, console: console)
+        let local = CommandSteps.isURL(source) ? nil : try CommandSteps.readManifest(source, context: context)
         let root = try CommandSteps.openCache(arguments, console: console)
-        let lock = try CommandSteps.lock(root, arguments, command: command, console: console)
+        let lock = try CommandSteps.lock(root, arguments, command: command, context: context)
         defer { withExtendedLifetime(lock) {} }
-        if waits.splay > 0, Splay.wait(upTo: waits.splay, stop: Interruption.source) { throw .interrupted }
+        if waits.splay > 0, Splay.wait(upTo: waits.splay, stop: context.stop) { throw .interrupted }
         let manifest: Manifest
         if let local { manifest = local } else {
-            manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, console: console)
+            manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, context: context)
         }
-        let reporter = console.pullReporters(quiet: arguments.flags.contains("--quiet"), json: arguments.flags.contains("--json"))
-        let started = MonotonicClock.now()
+        let reporter = context.pullReporters(quiet: arguments.flags.contains("--quiet"), json: arguments.flags.contains("--json"))
+        let started = context.clock()
         let outcome: PullSession.Outcome
         do {
-            outcome = try PullSession(manifest: manifest, root: root, options: options, events: reporter, stop: Interruption.source)
+            outcome = try PullSession(manifest: manifest, root: root, options: options, events: reporter, stop: context.stop,
+                clock: context.clock)
                 .run(verifyAll: arguments.flags.contains("--verify"), deleteUpTo: waits.deleteUpTo)
         } catch {
             switch error {
-            case .scan(let error):
-                console.err("Error: cannot scan the cache directory: \(error). Check its permissions, or run as its owner.\n")
-            case .state(let error):
-                console.err("Error: cannot write the state index: \(error). Check free space and permissions.\n")
+            case .scan, .state:
+                console.err("Error: \(error.message).\n")
             case .notEnoughSpace(let shortfall):
                 console.err(
                     "Error: not enough free space in \(root.path): the pull needs \(ByteCount.human(shortfall.needed)) "
@@ -53,17 +54,15 @@ package enum PullCommand {
                 console.err(
                     "Error: --delete removes nothing from \(root.path): no earlier pull completed there (it has no "
                         + ".assetsync/state), so it may not be a directory assetsync manages. Pull once without --delete first.\n")
-                throw .invalidInput
             case .tooManyDeletions(let count, let maximum):
                 console.err(
                     "Error: --delete would remove \(count) files, more than --max-delete \(maximum); nothing was changed. "
                         + "Check that this is the right manifest, or pass --max-delete \(count).\n")
-                throw .invalidInput
             }
-            throw .localIOFailure
+            throw ExitStatus(error.kind)
         }
         let status = Self.status(of: outcome)
-        reporter.summarize(outcome, seconds: MonotonicClock.now() - started, exitCode: status.rawValue)
+        reporter.summarize(outcome, seconds: context.clock() - started, exitCode: status.rawValue)
         // The events only accompany the work: a reader that closed stdout stopped them, not the pull.
         if status != .interrupted { try console.checkOutput("the JSON events", allowingClosedByReader: true) }
         if status != .success { throw status }
@@ -87,12 +86,14 @@ package enum PullCommand {
     package static let limitRate = NumericSetting(source: .option("--limit-rate"), kind: .byteRate, range: 1...Double(1 << 40))
 
     /// The transfer options: the network options every requesting command takes, and pull's own.
-    package static func transferOptions(_ arguments: ParsedArguments, command: String) -> Result<TransferOptions, UsageError> {
+    package static func transferOptions(
+        _ arguments: ParsedArguments, environment: [String: String], command: String
+    ) -> Result<TransferOptions, UsageError> {
         do throws(UsageError) {
-            var options = try NetworkOptions.parse(arguments, command: command)
-            if let count = try jobs.value(in: arguments, command: command) { options.jobs = Int(count) }
-            if let count = try retries.value(in: arguments, command: command) { options.retries = Int(count) }
-            if let rate = try limitRate.value(in: arguments, command: command) { options.limitRate = Int64(rate.rounded()) }
+            var options = try NetworkOptions.parse(arguments, environment: environment, command: command)
+            if let count = try jobs.value(in: arguments, environment: environment, command: command) { options.jobs = Int(count) }
+            if let count = try retries.value(in: arguments, environment: environment, command: command) { options.retries = Int(count) }
+            if let rate = try limitRate.value(in: arguments, environment: environment, command: command) { options.limitRate = Int64(rate.rounded()) }
             return .success(options)
         } catch {
             return .failure(error)
@@ -112,16 +113,17 @@ package struct Waits {
     package static let lockWaitOption = NumericSetting(source: .option("--lock-wait"), kind: .decimal, range: 0...86_400, unit: "seconds")
     package static let splayOption = NumericSetting(source: .option("--splay"), kind: .decimal, range: 0...86_400, unit: "seconds")
 
-    package static func parse(_ arguments: ParsedArguments, command: String) -> Result<Waits, UsageError> {
+    package static func parse(_ arguments: ParsedArguments, environment: [String: String], command: String) -> Result<Waits, UsageError> {
         var waits = Waits()
         do throws(UsageError) {
             if arguments.flags.contains("--delete") {
-                waits.deleteUpTo = Int(try maxDeleteOption.value(in: arguments, command: command) ?? Double(ExtraRemoval.defaultMaximum))
+                let maximum = try maxDeleteOption.value(in: arguments, environment: environment, command: command)
+                waits.deleteUpTo = Int(maximum ?? Double(ExtraRemoval.defaultMaximum))
             } else if arguments.value("--max-delete") != nil {
                 throw UsageError(message: "'--max-delete' goes with '--delete'", command: command)
             }
-            waits.lockWait = try lockWaitOption.value(in: arguments, command: command) ?? 0
-            waits.splay = try splayOption.value(in: arguments, command: command) ?? 0
+            waits.lockWait = try lockWaitOption.value(in: arguments, environment: environment, command: command) ?? 0
+            waits.splay = try splayOption.value(in: arguments, environment: environment, command: command) ?? 0
         } catch {
             return .failure(error)
         }

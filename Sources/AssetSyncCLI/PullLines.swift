@@ -73,7 +73,7 @@ package enum PullLines {
     }
 
     package static func describe(_ failure: Failure) -> String {
-        QuotedValue.escapingControls(failure.reasonWithRemedy + (failure.url.map { " (\($0))" } ?? ""))
+        QuotedValue.escapingControls(failure.messageWithRemedy + (failure.url.map { " (\($0))" } ?? ""))
     }
 }
 

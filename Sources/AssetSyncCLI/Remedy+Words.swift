@@ -6,11 +6,17 @@ extension Remedy {
         switch self {
         case .deleteClearsObstruction(onlyWhenEmpty: true): return " (or, if it holds no files, run with --delete)"
         case .deleteClearsObstruction(onlyWhenEmpty: false): return " or run with --delete"
+        case .credentialsOutsideTheURL: return "; use --netrc or --header"
         }
     }
 }
 
-extension Failure {
-    /// The reason with its remedy, as a person reads it.
-    var reasonWithRemedy: String { reason + (remedy?.words ?? "") }
+extension AssetSyncError {
+    /// The message with its remedy, as a person reads it.
+    var messageWithRemedy: String { message + (remedy?.words ?? "") }
+}
+
+extension ManifestError {
+    /// The description with the remedy worded after the problem.
+    var worded: String { description(remedyWords: remedy?.words ?? "") }
 }

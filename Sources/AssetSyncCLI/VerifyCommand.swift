@@ -6,32 +6,33 @@ import AssetSyncSystem
 /// `assetsync verify`: re-read every file and prove it by its CRC-32; `--repair` downloads
 /// what is missing or corrupt through the normal atomic path.
 package enum VerifyCommand {
-    package static func run(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) {
+    package static func run(_ arguments: ParsedArguments, context: CommandContext) throws(ExitStatus) {
         if arguments.flags.contains("--repair") {
             var pull = arguments
             pull.flags.remove("--repair")
             pull.flags.insert("--verify")
-            return try PullCommand.run(pull, command: "verify", console: console)
+            return try PullCommand.run(pull, command: "verify", context: context)
         }
-        let options = try CommandSteps.networkOptions(arguments, command: "verify", console: console)
+        let console = context.console
+        let options = try CommandSteps.networkOptions(arguments, command: "verify", context: context)
         let source = arguments.arguments[0]
-        let local = CommandSteps.isURL(source) ? nil : try CommandSteps.readManifest(source, console: console)
+        let local = CommandSteps.isURL(source) ? nil : try CommandSteps.readManifest(source, context: context)
         let root = try CommandSteps.openCache(arguments, console: console)
-        let lock = try CommandSteps.lock(root, arguments, command: "verify", console: console)
+        let lock = try CommandSteps.lock(root, arguments, command: "verify", context: context)
         defer { withExtendedLifetime(lock) {} }
         let manifest: Manifest
         if let local { manifest = local } else {
-            manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, console: console)
+            manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, context: context)
         }
-        let started = MonotonicClock.now()
+        let started = context.clock()
         let verdicts: [ContentCheck.Verdict]
         do {
             verdicts = try Verification.run(manifest: manifest, root: root)
         } catch {
             console.err("Error: cannot write the state index: \(error). Check free space and permissions.\n")
-            throw .localIOFailure
+            throw ExitStatus(error.kind)
         }
-        let seconds = MonotonicClock.now() - started
+        let seconds = context.clock() - started
         var missing = 0
         var corrupt = 0
         var unreadable = 0

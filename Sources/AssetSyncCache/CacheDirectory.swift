@@ -1,17 +1,14 @@
+public import AssetSyncModel
 import AssetSyncSystem
 import Glibc
 
 /// Resolves the cache directory once, at the start of a run: DEST may itself
 /// be a symlink (a cache on another volume), but nothing inside it is followed.
 public enum CacheDirectory {
-    public struct Problem: Error, Equatable {
-        /// Whether the path given is wrong, or the system failed to look at it.
-        public enum Kind: Sendable {
-            case invalidInput, localIOFailure
-        }
-
+    public struct Problem: AssetSyncError, Equatable {
         public var message: String
-        public var kind: Kind
+        /// Whether the path given is wrong (`invalidInput`), or the system failed to look at it (`localIO`).
+        public var kind: ErrorKind
     }
 
     /// The absolute, symlink-free path of `dest`; a missing directory resolves
@@ -22,7 +19,7 @@ public enum CacheDirectory {
             let path = String(cString: resolved)
             var status = stat()
             guard stat(path, &status) == 0 else {
-                return .failure(Problem(message: SystemError("stat").reason, kind: .localIOFailure))
+                return .failure(Problem(message: SystemError("stat").reason, kind: .localIO))
             }
             guard status.st_mode & S_IFMT == S_IFDIR else {
                 return .failure(Problem(message: "not a directory", kind: .invalidInput))
@@ -30,7 +27,7 @@ public enum CacheDirectory {
             return .success(path)
         }
         guard errno == ENOENT else {
-            return .failure(Problem(message: SystemError("realpath").reason, kind: .localIOFailure))
+            return .failure(Problem(message: SystemError("realpath").reason, kind: .localIO))
         }
         let trimmed = dest.hasSuffix("/") && dest.count > 1 ? String(dest.dropLast()) : dest
         let parent = PathName.directory(of: trimmed)

@@ -1,4 +1,4 @@
-import AssetSyncModel
+public import AssetSyncModel
 public import AssetSyncSystem
 import Glibc
 
@@ -118,7 +118,26 @@ public final class CacheLock {
     }
 }
 
-public enum LockError: Error, Equatable {
+public enum LockError: AssetSyncError, Equatable, CustomStringConvertible {
     case held(CacheLock.Held)
     case system(SystemError)
+
+    public var kind: ErrorKind {
+        switch self {
+        case .held: return .lockHeld
+        case .system: return .localIO
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .held(let held): return "another assetsync run holds \(held.path): \(held.holder)"
+        case .system(let error): return error.description
+        }
+    }
+
+    public var cause: (any Error)? {
+        guard case .system(let error) = self else { return nil }
+        return error
+    }
 }

@@ -122,7 +122,7 @@ public final class CacheRoot: Sendable {
 }
 
 /// A local failure while writing into the cache.
-public enum CacheError: Error, Equatable, CustomStringConvertible {
+public enum CacheError: AssetSyncError, Equatable, CustomStringConvertible {
     case system(SystemError)
     /// Something sits where the manifest needs a directory (a file of `kind`) or a file (a directory).
     case obstructed(path: String, by: LocalItem.Kind)
@@ -165,6 +165,13 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
     public var remedy: Remedy? {
         guard case .obstructed(_, let kind) = self else { return nil }
         return .deleteClearsObstruction(onlyWhenEmpty: kind == .directory)
+    }
+
+    public var kind: ErrorKind { .localIO }
+
+    public var cause: (any Error)? {
+        guard case .system(let error) = self else { return nil }
+        return error
     }
 
     /// Errors after which no other file can succeed either: the run stops.

@@ -6,22 +6,47 @@ import Glibc
 /// size and CRC-32, entries sorted by path bytes, so that a rerun over the same files
 /// gives the same manifest.
 public enum DirectoryDescription {
-    public enum Problem: Error, Equatable {
-        /// The base URL breaks the manifest's rules; the text says which.
-        case base(String)
+    public enum Problem: AssetSyncError, Equatable, CustomStringConvertible {
+        /// The base URL breaks the manifest's rules; the error says which.
+        case base(ManifestError)
         case scan(SystemError)
         /// A file whose path no manifest may hold.
         case unrepresentable(path: String, rule: String)
         case read(SystemError)
+
+        public var kind: ErrorKind {
+            switch self {
+            case .base, .unrepresentable: return .invalidInput
+            case .scan, .read: return .localIO
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .base(let error): return error.description
+            case .scan(let error), .read(let error): return error.description
+            case .unrepresentable(let path, let rule): return "\(QuotedValue.quote(path)) cannot be listed in a manifest: \(rule)"
+            }
+        }
+
+        public var remedy: Remedy? {
+            guard case .base(let error) = self else { return nil }
+            return error.remedy
+        }
+
+        public var cause: (any Error)? {
+            switch self {
+            case .scan(let error), .read(let error): return error
+            case .base, .unrepresentable: return nil
+            }
+        }
     }
 
     /// Walks `directory` (no symlink followed, `.assetsync/` skipped) and computes every
     /// file's size (as read) and CRC-32 in parallel.
     public static func describe(_ directory: String, base: String) throws(Problem) -> Manifest {
-        var builder = ManifestBuilder(manifestName: "--base", style: .xml)
-        do { try builder.setBase(base, at: SourcePosition(line: 1, column: 1)) } catch {
-            throw .base(error.problem + (error.value.map { ": " + $0 } ?? ""))
-        }
+        var builder = ManifestBuilder(manifestName: "the base URL", style: .xml)
+        do { try builder.setBase(base, at: SourcePosition(line: 1, column: 1)) } catch { throw .base(error) }
         let listing: CacheListing
         do { listing = try CacheScanner.scan(root: directory) } catch { throw .scan(error) }
         if let twin = listing.twins.first {

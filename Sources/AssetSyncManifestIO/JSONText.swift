@@ -22,7 +22,7 @@ package struct JSONText {
     package func failure(_ violation: RuleViolation, at position: SourcePosition? = nil, entry: Int? = nil) -> ManifestError {
         ManifestError(
             manifest: input.name, position: position ?? self.position, entry: entry.map { "files[\($0)]" },
-            problem: violation.problem, value: violation.value)
+            problem: violation.problem, value: violation.value, remedy: violation.remedy)
     }
 
     /// The next byte, without consuming it; nil at the end of the document.

@@ -229,6 +229,6 @@ package struct XMLManifestWalker {
     private func failure(_ violation: RuleViolation, entry: Bool = false) -> ManifestError {
         ManifestError(
             manifest: manifestName, position: elementPosition, entry: entry ? "<file>" : nil,
-            problem: violation.problem, value: violation.value)
+            problem: violation.problem, value: violation.value, remedy: violation.remedy)
     }
 }

@@ -31,7 +31,7 @@ public struct FileResult: Sendable, Equatable {
 }
 
 /// Why a file could not be synced, in words a person can act on.
-public struct Failure: Error, Sendable, Equatable {
+public struct Failure: AssetSyncError, Sendable, Equatable {
     /// A local problem (disk, permissions) rather than a network or server one.
     public var isLocal: Bool
     public var reason: String
@@ -47,4 +47,7 @@ public struct Failure: Error, Sendable, Equatable {
         self.url = url
         self.remedy = remedy
     }
+
+    public var kind: ErrorKind { isLocal ? .localIO : .remote }
+    public var message: String { reason }
 }

@@ -48,7 +48,7 @@ package struct ManifestBuilder {
     package func error(_ violation: RuleViolation, at position: SourcePosition?, entry index: Int? = nil) -> ManifestError {
         ManifestError(
             manifest: manifestName, position: position, entry: index.map(entryName),
-            problem: violation.problem, value: violation.value)
+            problem: violation.problem, value: violation.value, remedy: violation.remedy)
     }
 
     package mutating func setVersion(_ text: String, at position: SourcePosition) throws(ManifestError) {

@@ -1,6 +1,6 @@
 /// Why a manifest was refused: which manifest, where in it, which field,
 /// which rule, and the offending value.
-public struct ManifestError: Error, Equatable, CustomStringConvertible {
+public struct ManifestError: AssetSyncError, Equatable, CustomStringConvertible {
     /// The manifest as the user named it (a path, a URL, or "<stdin>").
     public var manifest: String
     public var position: SourcePosition?
@@ -10,24 +10,32 @@ public struct ManifestError: Error, Equatable, CustomStringConvertible {
     public var problem: String
     /// The offending value, quoted and shortened for display.
     public var value: String?
+    /// What else fixes the problem; worded by the command line, after `problem`.
+    public var remedy: Remedy?
 
     public init(
         manifest: String, position: SourcePosition? = nil, entry: String? = nil,
-        problem: String, value: String? = nil
+        problem: String, value: String? = nil, remedy: Remedy? = nil
     ) {
         self.manifest = manifest
         self.position = position
         self.entry = entry
         self.problem = problem
         self.value = value
+        self.remedy = remedy
     }
 
-    public var description: String {
+    public var kind: ErrorKind { .invalidInput }
+
+    public var description: String { description(remedyWords: "") }
+
+    /// The description with `remedyWords` (the remedy as the command line words it) after the problem.
+    public func description(remedyWords: String) -> String {
         var text = manifest
         if let position { text += ":\(position.line):\(position.column)" }
         text += ": "
         if let entry { text += "\(entry): " }
-        text += problem
+        text += problem + remedyWords
         if let value { text += ": \(value)" }
         return text
     }
@@ -51,9 +59,11 @@ package struct RuleViolation: Error, Equatable {
     /// Phrased with the field first: `size must not be negative`.
     package var problem: String
     package var value: String?
+    package var remedy: Remedy?
 
-    package init(_ problem: String, value: String? = nil) {
+    package init(_ problem: String, value: String? = nil, remedy: Remedy? = nil) {
         self.problem = problem
         self.value = value
+        self.remedy = remedy
     }
 }

@@ -155,8 +155,8 @@ public enum URLRules {
     private static func absoluteBounds(
         _ bytes: UnsafeBufferPointer<UInt8>, schemeEnd: Int, field: String, text: String
     ) -> Result<Range<Int>, RuleViolation> {
-        func broken(_ rule: String) -> Result<Range<Int>, RuleViolation> {
-            .failure(RuleViolation("\(field) \(rule)", value: QuotedValue.quote(text)))
+        func broken(_ rule: String, remedy: Remedy? = nil) -> Result<Range<Int>, RuleViolation> {
+            .failure(RuleViolation("\(field) \(rule)", value: QuotedValue.quote(text), remedy: remedy))
         }
         let scheme = UnsafeBufferPointer(rebasing: bytes[..<schemeEnd])
         var schemeText: String { String(decoding: scheme, as: UTF8.self) }
@@ -172,7 +172,7 @@ public enum URLRules {
         }
         let authority = UnsafeBufferPointer(rebasing: bytes[start..<end])
         guard !authority.contains(UInt8(ascii: "@")) else {
-            return broken("must not carry credentials; use --netrc or --header")
+            return broken("must not carry credentials", remedy: .credentialsOutsideTheURL)
         }
         var hostEnd = authority.count
         var portStart: Int?

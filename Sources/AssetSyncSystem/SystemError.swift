@@ -1,7 +1,8 @@
+public import AssetSyncModel
 import Glibc
 
 /// A failed system call: which call, on which path, and the `errno` it set.
-public struct SystemError: Error, Equatable, CustomStringConvertible {
+public struct SystemError: AssetSyncError, Equatable, CustomStringConvertible {
     public var call: String
     public var path: String?
     public var code: Int32
@@ -15,6 +16,8 @@ public struct SystemError: Error, Equatable, CustomStringConvertible {
 
     /// The C library's text for the error, such as "No such file or directory".
     public var reason: String { String(cString: strerror(code)) }
+
+    public var kind: ErrorKind { .localIO }
 
     /// Errors after which no other file can be written either (disk full, quota, I/O error, read-only).
     public var stopsTheRun: Bool { [ENOSPC, EDQUOT, EIO, EROFS].contains(code) }

@@ -294,7 +294,7 @@ package final class Download {
 
     private func followRedirect() -> Next {
         if let refusal = route.follow(easy.string(CURLINFO_REDIRECT_URL)) {  // a refused hop leaves the route as it was
-            return nextURL(Failure(isLocal: false, reason: refusal.reason, httpStatus: head.status, url: currentURL))
+            return nextURL(Failure(isLocal: false, reason: refusal.reason, httpStatus: head.status, url: currentURL, remedy: refusal.remedy))
         }
         attempts -= 1  // a hop of the same attempt
         return .retry(after: 0, reason: "")

@@ -1,4 +1,4 @@
-import AssetSyncModel
+public import AssetSyncModel
 import AssetSyncSystem
 import CCurl
 import CCurlShim
@@ -17,10 +17,18 @@ public final class ManifestFetcher {
         public var notModified: Bool
     }
 
-    public struct Failure: Error, CustomStringConvertible {
+    /// The manifest could not be fetched: the server or the network failed, or the file could not be written.
+    public struct Failure: AssetSyncError, CustomStringConvertible {
         public var description: String
+        public var remedy: Remedy?
+        /// A refused request or a failed transfer; a failed local write is still reported as such,
+        /// since nothing was downloaded either way.
+        public var kind: ErrorKind { .remote }
 
-        package init(description: String) { self.description = description }
+        package init(description: String, remedy: Remedy? = nil) {
+            self.description = description
+            self.remedy = remedy
+        }
     }
 
     private let easy = CurlEasy()
@@ -103,7 +111,7 @@ public final class ManifestFetcher {
             if overflow { throw Failure(description: "the manifest is larger than the \(ByteCount.human(Manifest.sizeLimit)) limit") }
             let status = head.status
             if code == CURLE_OK, (300..<400).contains(status), status != 304 {
-                if let refusal = route.follow(easy.string(CURLINFO_REDIRECT_URL)) { throw Failure(description: refusal.reason) }
+                if let refusal = route.follow(easy.string(CURLINFO_REDIRECT_URL)) { throw Failure(description: refusal.reason, remedy: refusal.remedy) }
                 attempt -= 1
                 continue
             }

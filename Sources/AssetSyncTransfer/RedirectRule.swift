@@ -1,4 +1,4 @@
-import AssetSyncModel
+package import AssetSyncModel
 
 /// The rules every redirect hop must pass, assets and manifests alike: only
 /// http and https, never from https to http, at most 10 hops; and whether the
@@ -14,6 +14,8 @@ package enum RedirectRule {
 
     package struct Refusal: Error {
         package var reason: String
+        /// What else avoids the refusal, which the command line words after `reason`.
+        package var remedy: Remedy?
     }
 
     static func follow(from current: String, to location: String?, hop: Int) -> Result<Hop, Refusal> {
@@ -28,7 +30,7 @@ package enum RedirectRule {
             _ = try URLRules.check(target, field: "Location")
             parts = try URLRules.parse(target, field: "Location")
         } catch {
-            return .failure(Refusal(reason: "refused a redirect to \(QuotedValue.quote(target)): \(error.problem)"))
+            return .failure(Refusal(reason: "refused a redirect to \(QuotedValue.quote(target)): \(error.problem)", remedy: error.remedy))
         }
         let scheme = parts.scheme
         if current.lowercased().hasPrefix("https:"), scheme == "http" {

@@ -1,10 +1,12 @@
+package import AssetSyncModel
 import CCurl
 
 /// Process-wide libcurl set-up, done once before any thread starts.
 package enum Transfers {
     /// libcurl could not set itself up (its TLS library, or memory).
-    package struct SetupFailure: Error, CustomStringConvertible {
+    package struct SetupFailure: AssetSyncError, CustomStringConvertible {
         package var description: String
+        package var kind: ErrorKind { .localIO }
     }
 
     package static func initialize() throws(SetupFailure) {

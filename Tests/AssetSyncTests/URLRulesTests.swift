@@ -21,7 +21,6 @@ import Testing
         ("https://example.com/a\r\nX-Injected: 1", "url must not contain spaces or control characters (such as CR or LF)"),
         ("https://example.com/a b", "url must not contain spaces or control characters (such as CR or LF)"),
         ("https://example.com/é", "url must be ASCII; percent-encode other characters"),
-        ("https://user:secret@example.com/a", "url must not carry credentials; use --netrc or --header"),
         ("https:/example.com/a", "url must have a host (https://host/…)"),
         ("https:///a", "url must have a host"),
         ("https://example.com:99999/a", "url has an invalid port"),
@@ -31,6 +30,15 @@ import Testing
         #expect(throws: RuleViolation(problem, value: url.isEmpty ? nil : QuotedValue.quote(url))) {
             try URLRules.check(url, field: "url")
         }
+    }
+
+    /// The rule names no option: the command line words where credentials go.
+    @Test func refusesCredentialsAndTheCommandLineSaysWhereTheyGo() {
+        let url = "https://user:secret@example.com/a"
+        #expect(throws: RuleViolation("url must not carry credentials", value: QuotedValue.quote(url), remedy: .credentialsOutsideTheURL)) {
+            try URLRules.check(url, field: "url")
+        }
+        #expect("url must not carry credentials" + Remedy.credentialsOutsideTheURL.words == "url must not carry credentials; use --netrc or --header")
     }
 
     @Test func resolvesRelativeReferences() throws {

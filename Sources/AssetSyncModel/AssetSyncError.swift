@@ -1,0 +1,20 @@
+/// The one shape of the library's errors: a kind, a message saying what went wrong and what
+/// to do, the remedy that only the command line can word (it names options), and the cause.
+public protocol AssetSyncError: Error {
+    var kind: ErrorKind { get }
+    /// What went wrong and what to do, in words that name no command-line option.
+    var message: String { get }
+    /// What else a person can do, beyond `message`.
+    var remedy: Remedy? { get }
+    /// The underlying error, when there is one.
+    var cause: (any Error)? { get }
+}
+
+extension AssetSyncError {
+    public var remedy: Remedy? { nil }
+    public var cause: (any Error)? { nil }
+}
+
+extension AssetSyncError where Self: CustomStringConvertible {
+    public var message: String { description }
+}
