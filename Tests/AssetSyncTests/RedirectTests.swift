@@ -31,8 +31,9 @@ import Testing
           arguments: ["ftp://a.example/x", "file:///etc/passwd", "javascript:alert(1)", "gopher://a.example/", "/relative"])
     func otherSchemesAreRefused(location: String) throws {
         var route = route("http://a.example/x")
-        let refusal = try #require(route.follow(location))
-        #expect(refusal.reason.hasSuffix(": only http and https are allowed"))
+        let refusal = route.follow(location)
+        let reason = try #require(refusal?.reason)
+        #expect(reason.hasSuffix(": only http and https are allowed"))
         #expect(route.url == "http://a.example/x")
     }
 
@@ -75,9 +76,10 @@ import Testing
                       "https://a.example/\u{9B}2J", "https://a.example/\u{0}"])
     func escapesAreRefused(location: String) throws {
         var route = route("https://a.example/x")
-        let refusal = try #require(route.follow(location))
-        #expect(refusal.reason.hasPrefix("refused a redirect to "))
-        #expect(!refusal.reason.contains("\u{1B}") && !refusal.reason.contains("\r") && !refusal.reason.contains("\u{9B}"))
+        let refusal = route.follow(location)
+        let reason = try #require(refusal?.reason)
+        #expect(reason.hasPrefix("refused a redirect to "))
+        #expect(!reason.contains("\u{1B}") && !reason.contains("\r") && !reason.contains("\u{9B}"))
         #expect(route.url == "https://a.example/x" && route.hops == 0)
     }
 }
