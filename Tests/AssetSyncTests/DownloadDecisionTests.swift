@@ -55,15 +55,16 @@ extension Download {
     /// Plays one attempt as libcurl would: the head's lines, then the body through the write
     /// callback (a refused write ends the transfer with CURLE_WRITE_ERROR), then `code`.
     func play(_ head: [String], body: [UInt8] = [], code: CURLcode = CURLE_OK) -> Download.Next {
+        complete(deliver(head, body: body) ? code : CURLE_WRITE_ERROR)
+    }
+
+    /// Starts an attempt and delivers `head` and `body` to the callbacks; false when the write callback refused the body.
+    func deliver(_ head: [String], body: [UInt8]) -> Bool {
         prepareAttempt()
         for line in head + [""] { receiveHeader(Substring(line + "\r\n")) }
-        var code = code
-        if !body.isEmpty {
-            var body = body
-            let taken = body.withUnsafeMutableBytes { receive($0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) }
-            if taken < body.count { code = CURLE_WRITE_ERROR }
-        }
-        return complete(code)
+        guard !body.isEmpty else { return true }
+        var body = body
+        return body.withUnsafeMutableBytes { receive($0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) } == body.count
     }
 }
 
