@@ -61,10 +61,20 @@ extension Download {
     /// Starts an attempt and delivers `head` and `body` to the callbacks; false when the write callback refused the body.
     func deliver(_ head: [String], body: [UInt8]) -> Bool {
         prepareAttempt()
+        hear(head)
+        return write(body)
+    }
+
+    /// Gives the header callback `head`'s lines and the empty line that ends them.
+    func hear(_ head: [String]) {
         for line in head + [""] { receiveHeader(Substring(line + "\r\n")) }
-        guard !body.isEmpty else { return true }
-        var body = body
-        return body.withUnsafeMutableBytes { receive($0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) } == body.count
+    }
+
+    /// Gives the write callback `bytes`; false when it refused them.
+    func write(_ bytes: [UInt8]) -> Bool {
+        guard !bytes.isEmpty else { return true }
+        var bytes = bytes
+        return bytes.withUnsafeMutableBytes { receive($0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) } == bytes.count
     }
 }
 
