@@ -49,7 +49,7 @@ let package = Package(
             name: "AssetSyncTests",
             dependencies: [
                 "AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer",
-                "AssetSyncPull", "AssetSyncCLI", "CZlib", "TestSupport",
+                "AssetSyncPull", "AssetSyncCLI", "CCurl", "CZlib", "TestSupport",
             ]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "IntegrationTests", dependencies: ["assetsync", "CZlib", "TestSupport"], exclude: ["Golden"]),

@@ -16,12 +16,15 @@ public struct PullSession {
     public let stop: StopSource
     /// Monotonic seconds, for retries, stalls, progress and commit groups.
     public let clock: @Sendable () -> Double
+    /// What carries the downloads: libcurl, or a fake in unit tests.
+    let transport: any Transport
 
-    public init(
+    package init(
         manifest: Manifest, root: CacheRoot, options: TransferOptions, events: any PullEvents, stop: StopSource,
-        clock: @escaping @Sendable () -> Double = MonotonicClock.now
+        clock: @escaping @Sendable () -> Double = MonotonicClock.now, transport: any Transport = CurlTransport()
     ) {
         self.clock = clock
+        self.transport = transport
         self.manifest = manifest
         self.root = root
         self.options = options
@@ -126,14 +129,12 @@ public struct PullSession {
                 finish(FileResult(path: request.entry.path, size: request.entry.size, action: request.action, outcome: .interrupted), into: &results)
             }
         } else if !requests.isEmpty {
-            let (root, options, events, stop, clock) = (self.root, self.options, self.events, self.stop, self.clock)
+            let (root, options, events, stop, clock, transport) = (self.root, self.options, self.events, self.stop, self.clock, self.transport)
             let transferred = JoinableThread.run {
                 let transfers = PullTransfers(requests: requests, root: root, events: events, clock: clock)
-                let engine = TransferEngine(
-                    requests: requests, options: options, delegate: transfers, wakeFD: stop.wakeFD, shouldStop: stop.isRequested,
-                    clock: clock)
-                let ending = engine.run()
-                return (ending: ending, results: engine.results, proofs: transfers.proofs)
+                let (ending, results) = transport.transfer(
+                    requests, options: options, delegate: transfers, wakeFD: stop.wakeFD, shouldStop: stop.isRequested, clock: clock)
+                return (ending: ending, results: results, proofs: transfers.proofs)
             }
             ending = transferred.ending
             results += transferred.results

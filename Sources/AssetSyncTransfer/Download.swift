@@ -98,12 +98,16 @@ package final class Download {
         })
         easy.set(CURLOPT_HEADERDATA, pointer: owner)
         easy.set(CURLOPT_HEADERFUNCTION, callback: { buffer, size, count, owner in
-            let download = Unmanaged<Download>.fromOpaque(owner!).takeUnretainedValue()
             let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: size * count), as: UTF8.self)
-            download.head.take(Substring(line))
-            download.liveness.heard(at: download.clock())
+            Unmanaged<Download>.fromOpaque(owner!).takeUnretainedValue().receiveHeader(Substring(line))
             return size * count
         })
+    }
+
+    /// The header callback: one line of the response head, CRLF included.
+    func receiveHeader(_ line: Substring) {
+        head.take(line)
+        liveness.heard(at: clock())
     }
 
     /// Sets the handle up for the next request: resume from the bytes on disk when the
@@ -155,7 +159,7 @@ package final class Download {
     }
 
     /// The write callback: checks the response once, then appends at most the bytes the manifest allows.
-    private func receive(_ buffer: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+    func receive(_ buffer: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
         liveness.heard(Int64(count), at: clock())
         if !bodyAccepted {
             if (300..<400).contains(head.status) { return count }  // a redirect's body is not the file

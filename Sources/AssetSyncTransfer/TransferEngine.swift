@@ -31,7 +31,7 @@ package final class TransferEngine {
         case stoppedByLocalError
     }
 
-    private let multi = CurlMulti()
+    private let multi: any TransferMultiplexer
     private let options: TransferOptions
     private let delegate: any TransferEngineDelegate
     /// Monotonic seconds: when retries are due, and how often progress is told.
@@ -40,7 +40,7 @@ package final class TransferEngine {
     private let wakeFD: Int32
     private var pending: ArraySlice<Request>
     private var waiting: [Download] = []
-    private var active: [UnsafeMutableRawPointer: Download] = [:]
+    private var active: [ObjectIdentifier: Download] = [:]
     /// A local error made every other transfer pointless.
     private var stopRequested = false
     package private(set) var results: [FileResult] = []
@@ -52,9 +52,19 @@ package final class TransferEngine {
 
     /// - Parameters:
     ///   - wakeFD: a descriptor that becomes readable when `shouldStop` may have turned true.
-    package init(
+    package convenience init(
         requests: [Request], options: TransferOptions, delegate: any TransferEngineDelegate,
         wakeFD: Int32, shouldStop: @escaping () -> Bool, clock: @escaping () -> Double = MonotonicClock.now
+    ) {
+        self.init(
+            requests: requests, options: options, delegate: delegate, wakeFD: wakeFD, shouldStop: shouldStop, clock: clock,
+            multiplexer: CurlMultiplexer.init(maximumHostConnections:))
+    }
+
+    /// - Parameter multiplexer: what runs the transfers, made for the number of jobs that run at once.
+    init(
+        requests: [Request], options: TransferOptions, delegate: any TransferEngineDelegate, wakeFD: Int32,
+        shouldStop: @escaping () -> Bool, clock: @escaping () -> Double, multiplexer: (_ jobs: Int) -> any TransferMultiplexer
     ) {
         self.clock = clock
         var options = options
@@ -73,11 +83,11 @@ package final class TransferEngine {
         pending = requests[...]
         filesTotal = requests.count
         bytesTotal = requests.lazy.map(\.entry.size).saturatingSum()
-        multi.setMaximumHostConnections(options.jobs)
+        multi = multiplexer(options.jobs)
     }
 
     deinit {
-        for download in active.values { multi.remove(download.easy) }
+        for download in active.values { multi.remove(download) }
         active.removeAll()
         waiting.removeAll()
     }
@@ -137,9 +147,9 @@ package final class TransferEngine {
             let path = download.entry.path
             download.restarted = { [weak delegate] discarded, reason in delegate?.restarted(path: path, discarded: discarded, reason: reason) }
         }
-        active[download.easy.handle] = download
+        active[ObjectIdentifier(download)] = download
         shareRate()
-        multi.add(download.easy)
+        multi.add(download)
     }
 
     /// `--limit-rate` caps the total: each running transfer gets an equal part, given again
@@ -157,9 +167,9 @@ package final class TransferEngine {
 
     /// Takes every finished transfer off the multi handle and decides what follows.
     private func collectFinished() -> Ending? {
-        while let (handle, code) = multi.nextFinished() {
-            guard let download = active.removeValue(forKey: handle) else { continue }
-            multi.remove(download.easy)
+        while let (finished, code) = multi.nextFinished() {
+            guard let download = active.removeValue(forKey: ObjectIdentifier(finished)) else { continue }
+            multi.remove(download)
             shareRate()
             settle(download, download.complete(code))
             if stopRequested { return stopAll(.stoppedByLocalError) }
@@ -202,7 +212,7 @@ package final class TransferEngine {
             finish(download.result(.interrupted))
         }
         for download in active.values {
-            multi.remove(download.easy)
+            multi.remove(download)
             download.suspend()
             finish(download.result(.interrupted))
         }
