@@ -131,7 +131,7 @@ public struct PullSession {
         } else if !requests.isEmpty {
             let (root, options, events, stop, clock, transport) = (self.root, self.options, self.events, self.stop, self.clock, self.transport)
             let transferred = JoinableThread.run {
-                let transfers = PullTransfers(requests: requests, root: root, events: events, clock: clock)
+                let transfers = PullTransfers(requests: requests, root: root, options: options, events: events, clock: clock)
                 let (ending, results) = transport.transfer(
                     requests, options: options, delegate: transfers, wakeFD: stop.wakeFD, shouldStop: stop.isRequested, clock: clock)
                 return (ending: ending, results: results, proofs: transfers.proofs)

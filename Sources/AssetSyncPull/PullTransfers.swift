@@ -23,12 +23,24 @@ final class PullTransfers: TransferEngineDelegate {
     private var firstReady = 0.0
     /// State records of the files this run committed.
     private(set) var proofs: [String: StateIndex.Record] = [:]
+    /// Writes the bytes of files larger than one of its buffers, on other cores than this thread's.
+    private let writers: WriterPool
+    private var sinksOpened = 0
+    /// Writer threads, and the size of each write: measured on set B of bench/peers (see docs/performance.md).
+    static let writeLanes = 4
+    static let writeBufferSize = 512 << 10
 
-    init(requests: [TransferEngine.Request], root: CacheRoot, events: any PullEvents, clock: @escaping () -> Double) {
+    init(
+        requests: [TransferEngine.Request], root: CacheRoot, options: TransferOptions, events: any PullEvents,
+        clock: @escaping () -> Double
+    ) {
         self.clock = clock
         self.root = root
         self.events = events
         partialNames = PartialFile.uniqueNames(requests.map(\.entry.path))
+        // Writes past the page cache wait for the disk, not the CPU: more lanes than cores keep it busy.
+        // Each running download may hold one buffer partly filled; one more per lane is in flight.
+        writers = WriterPool(lanes: Self.writeLanes, buffers: options.jobs + Self.writeLanes, bufferSize: Self.writeBufferSize)
     }
 
     deinit { readBuffer.deallocate() }
@@ -38,8 +50,13 @@ final class PullTransfers: TransferEngineDelegate {
             let partial = try PartialFile(
                 root: root, entry: request.entry, name: partialNames[request.entry.path]!, buffer: readBuffer,
                 resumable: ResumeRecord.canResume)
-            partials[ObjectIdentifier(partial)] = partial
-            return partial
+            // A file that fits in one buffer gains nothing from a handoff to another thread.
+            let queued = partial.entry.size > Int64(writers.bufferSize)
+            if queued { partial.enableDirectWrites() }
+            let sink: any DownloadSink = queued ? QueuedSink(partial, pool: writers, lane: sinksOpened % writers.lanes) : partial
+            sinksOpened += 1
+            partials[ObjectIdentifier(sink)] = partial
+            return sink
         } catch {
             throw Failure(isLocal: true, reason: error.description, remedy: error.remedy)
         }

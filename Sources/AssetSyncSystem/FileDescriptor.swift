@@ -59,6 +59,12 @@ package struct FileDescriptor {
         _ = asc_start_writeback(raw, offset, length)
     }
 
+    /// `openat` with `O_DIRECT` (writes past the page cache) added to `flags`: a descriptor, or -1 with
+    /// `errno` set (EINVAL: the file system has no direct I/O).
+    package static func openDirect(in directory: Int32, _ name: String, flags: Int32) -> Int32 {
+        asc_openat_direct(directory, name, flags)
+    }
+
     package func status() throws(SystemError) -> stat {
         var status = stat()
         _ = try retryingInterrupts("stat", path: path) { fstat(raw, &status) }

@@ -216,6 +216,7 @@ package final class Download {
     /// Decides what follows a finished attempt.
     func complete(_ code: CURLcode) -> Next {
         let status = head.status
+        do throws(SystemError) { try sink.flush() } catch { attemptFailure = .local(error) }
         if case .local(let error)? = attemptFailure {
             return stop(error)
         }

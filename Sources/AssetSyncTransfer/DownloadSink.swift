@@ -10,6 +10,8 @@ package protocol DownloadSink: AnyObject {
     var resumeFields: [String: String]? { get }
     /// Appends `bytes` at `offset`.
     func append(_ bytes: UnsafeRawBufferPointer) throws(SystemError)
+    /// Waits until every byte appended is written; throws the first error met in writing them.
+    func flush() throws(SystemError)
     /// Drops every byte and the resume record: the next response starts from zero.
     func restart() throws(SystemError)
     /// Removes the bytes and the record for good.
@@ -18,4 +20,9 @@ package protocol DownloadSink: AnyObject {
     func saveResume(_ fields: [(key: String, value: String?)]) throws(SystemError)
     /// Whether the bytes are exactly the file wanted (size and checksum): nil when they are, else what differs.
     func mismatch() -> String?
+}
+
+extension DownloadSink {
+    /// A sink that writes as `append` is called has nothing to wait for.
+    package func flush() throws(SystemError) {}
 }

@@ -11,4 +11,7 @@ int asc_syncfs(int fd);
 /// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: start writeback of a range without waiting.
 int asc_start_writeback(int fd, int64_t offset, int64_t count);
 
+/// openat(2) with O_DIRECT added to `flags`.
+int asc_openat_direct(int dirfd, const char *name, int flags);
+
 #endif

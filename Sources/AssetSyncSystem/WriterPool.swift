@@ -1,0 +1,114 @@
+import Glibc
+
+/// Threads that write received bytes while the thread that receives them goes on receiving, so
+/// that copying into the page cache and checksumming run on another core. Jobs given to one lane
+/// run in order on one thread. A fixed set of page-aligned buffers bounds the bytes in flight, so
+/// memory does not grow with file size or speed: `takeBuffer` waits while every buffer is in use.
+package final class WriterPool {
+    package let bufferSize: Int
+    package let lanes: Int
+    private let shared: Shared
+    private let storage: UnsafeMutableRawPointer
+    private var threads: [JoinableThread<Void>] = []
+
+    /// - Parameters:
+    ///   - lanes: writer threads (at least one).
+    ///   - buffers: buffers in all; more than the callers that can each hold one partly filled, or
+    ///     a caller waiting for a buffer would wait for ever.
+    package init(lanes: Int, buffers: Int, bufferSize: Int) {
+        self.bufferSize = bufferSize
+        self.lanes = max(1, lanes)
+        storage = UnsafeMutableRawPointer.allocate(byteCount: buffers * bufferSize, alignment: 4096)
+        shared = Shared(lanes: self.lanes, buffers: (0..<buffers).map { [storage] in storage + $0 * bufferSize })
+        for lane in 0..<self.lanes {
+            // A pool without its threads still works: each job then runs where it is given.
+            if let thread = JoinableThread({ [shared] in shared.work(lane) }) { threads.append(thread) }
+        }
+    }
+
+    /// Runs the jobs still queued, then ends the threads.
+    deinit {
+        shared.close()
+        for thread in threads { thread.join() }
+        storage.deallocate()
+    }
+
+    /// A free buffer of `bufferSize` bytes, waiting for one; give it back with `returnBuffer`.
+    package func takeBuffer() -> UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(start: shared.takeBuffer(), count: bufferSize)
+    }
+
+    package func returnBuffer(_ buffer: UnsafeMutableRawBufferPointer) { shared.returnBuffer(buffer.baseAddress!) }
+
+    /// Queues `job` on `lane`'s thread, after the jobs queued there before it, and takes `buffer`
+    /// back once it has run. The job must not hold the pool: the pool ends on the thread that lets it go.
+    package func run(on lane: Int, thenReturn buffer: UnsafeMutableRawBufferPointer? = nil, _ job: @escaping () -> Void) {
+        let job = { [shared] in
+            job()
+            if let buffer { shared.returnBuffer(buffer.baseAddress!) }
+        }
+        guard threads.count == lanes else { return job() }
+        shared.enqueue(job, on: lane % lanes)
+    }
+
+    /// The queues and the free buffers, shared with the threads.
+    ///
+    /// `@unchecked Sendable`: every variable is read and written with `lock` held.
+    private final class Shared: @unchecked Sendable {
+        private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        /// Signalled when a job is queued, a buffer comes back, or the pool closes.
+        private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        private var free: [UnsafeMutableRawPointer]
+        private var queues: [[() -> Void]]
+        private var closing = false
+
+        init(lanes: Int, buffers: [UnsafeMutableRawPointer]) {
+            free = buffers
+            queues = Array(repeating: [], count: lanes)
+            pthread_mutex_init(lock, nil)
+            pthread_cond_init(changed, nil)
+        }
+
+        deinit {
+            pthread_cond_destroy(changed)
+            pthread_mutex_destroy(lock)
+            lock.deallocate()
+            changed.deallocate()
+        }
+
+        func takeBuffer() -> UnsafeMutableRawPointer {
+            pthread_mutex_lock(lock)
+            defer { pthread_mutex_unlock(lock) }
+            while free.isEmpty { pthread_cond_wait(changed, lock) }
+            return free.removeLast()
+        }
+
+        func returnBuffer(_ buffer: UnsafeMutableRawPointer) { changing { free.append(buffer) } }
+
+        func enqueue(_ job: @escaping () -> Void, on lane: Int) { changing { queues[lane].append(job) } }
+
+        func close() { changing { closing = true } }
+
+        /// Runs `lane`'s jobs until the pool closes with the lane's queue empty.
+        func work(_ lane: Int) {
+            while let job = nextJob(lane) { job() }
+        }
+
+        private func nextJob(_ lane: Int) -> (() -> Void)? {
+            pthread_mutex_lock(lock)
+            defer { pthread_mutex_unlock(lock) }
+            while queues[lane].isEmpty {
+                if closing { return nil }
+                pthread_cond_wait(changed, lock)
+            }
+            return queues[lane].removeFirst()
+        }
+
+        private func changing(_ body: () -> Void) {
+            pthread_mutex_lock(lock)
+            body()
+            pthread_cond_broadcast(changed)
+            pthread_mutex_unlock(lock)
+        }
+    }
+}

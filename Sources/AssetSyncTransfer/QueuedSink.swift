@@ -1,0 +1,100 @@
+package import AssetSyncSystem
+
+/// A sink whose writes run on a writer thread: received bytes are copied into one of the pool's
+/// buffers, and each full buffer is appended to the inner sink by the lane's thread while libcurl
+/// receives more. Every other operation first waits for the writes in flight, so the inner sink
+/// is seen as if each append had run here; a write's error comes back from a later `append` or
+/// from `flush`.
+package final class QueuedSink: DownloadSink {
+    package let inner: any DownloadSink
+    private let pool: WriterPool
+    private let lane: Int
+    private let writes = PendingWork<SystemError>()
+    /// The buffer being filled, and how many of its bytes are set.
+    private var buffer: UnsafeMutableRawBufferPointer?
+    private var filled = 0
+    /// Bytes accepted: written, in flight, or in `buffer`.
+    package private(set) var offset: Int64
+
+    package init(_ inner: any DownloadSink, pool: WriterPool, lane: Int) {
+        self.inner = inner
+        self.pool = pool
+        self.lane = lane
+        offset = inner.offset
+    }
+
+    deinit {
+        if let buffer { pool.returnBuffer(buffer) }
+        _ = writes.wait()
+    }
+
+    package var resumeFields: [String: String]? { inner.resumeFields }
+
+    package func append(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+        if writes.hasFailed { try flush() }
+        var rest = bytes
+        while !rest.isEmpty {
+            let target = buffer ?? pool.takeBuffer()
+            let count = min(rest.count, target.count - filled)
+            (target.baseAddress! + filled).copyMemory(from: rest.baseAddress!, byteCount: count)
+            filled += count
+            rest = UnsafeRawBufferPointer(rebasing: rest[count...])
+            buffer = target
+            if filled == target.count { send() }
+        }
+        offset += Int64(bytes.count)
+    }
+
+    /// Writes what `buffer` holds, then waits for every write; throws the first one's error.
+    package func flush() throws(SystemError) {
+        send()
+        if let error = writes.wait() { throw error }
+    }
+
+    package func restart() throws(SystemError) {
+        dropUnsent()
+        try inner.restart()
+        offset = inner.offset
+    }
+
+    package func discard() {
+        dropUnsent()
+        inner.discard()
+        offset = inner.offset
+    }
+
+    package func saveResume(_ fields: [(key: String, value: String?)]) throws(SystemError) {
+        try flush()
+        try inner.saveResume(fields)
+    }
+
+    package func mismatch() -> String? {
+        do throws(SystemError) { try flush() } catch { return error.description }
+        return inner.mismatch()
+    }
+
+    /// Waits for the writes in flight, dropping the bytes not yet sent and the error met: what
+    /// follows starts the bytes afresh.
+    private func dropUnsent() {
+        if let buffer { pool.returnBuffer(buffer) }
+        buffer = nil
+        filled = 0
+        _ = writes.wait()
+    }
+
+    /// Hands the filled part of `buffer` to the lane's thread, which appends it unless a write before failed.
+    private func send() {
+        guard let full = buffer else { return }
+        let bytes = UnsafeRawBufferPointer(rebasing: full[0..<filled])
+        buffer = nil
+        filled = 0
+        writes.begin()
+        pool.run(on: lane, thenReturn: full) { [inner, writes] in
+            var failure: SystemError?
+            if !writes.hasFailed {
+                do throws(SystemError) { try inner.append(bytes) } catch { failure = error }
+            }
+            writes.end(failure)
+        }
+    }
+}
