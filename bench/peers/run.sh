@@ -11,6 +11,7 @@
 # Environment (all optional):
 #   PARTS="peers scaling"        which parts to run
 #   ROUNDS=3                     interleaved rounds (tools rotate each round)
+#   C_ROUNDS=(2 x ROUNDS)        rounds of set C, whose file creation is noisy here
 #   SETS="A B C"                 which sets the peers part runs
 #   SET_A=1x2G SET_B=32x64M SET_C=5000x64K   COUNTxSIZE of each set (K, M, G = KiB, MiB, GiB)
 #   PROTOCOLS="http https h2"    http: plain; https: TLS, HTTP/1.1 only;
@@ -20,7 +21,7 @@
 #   PLAN_SIZES="1000 10000 100000 1000000"   scaling: plan over manifests of these sizes
 #   NOOP_SIZES="1000 10000 100000"           scaling: no-op pulls over trees of these sizes
 #   JOBS_LIST="1 2 4 8 16"       scaling: --jobs values for sets B and C
-#   JOBS_SETS="B C"  JOBS_PROTOCOLS=(PROTOCOLS)
+#   JOBS_SETS="B C"  JOBS_PROTOCOLS=(PROTOCOLS)   (an empty list skips that piece)
 #   REPORT=docs/performance.md   where the Markdown report goes
 #   BENCH_OUT=bench/out/peers    data (made once), inputs, destinations, logs
 # A smoke run (under a minute):
@@ -40,13 +41,14 @@ bench_out peers
 probe_drop_caches
 
 rounds=${ROUNDS:-3}
+c_rounds=${C_ROUNDS:-$((rounds * 2))}
 read -r -a parts <<<"${PARTS:-peers scaling}"
 read -r -a sets <<<"${SETS:-A B C}"
 read -r -a protocols <<<"${PROTOCOLS:-http https h2}"
-read -r -a plan_sizes <<<"${PLAN_SIZES:-1000 10000 100000 1000000}"
-read -r -a noop_sizes <<<"${NOOP_SIZES:-1000 10000 100000}"
-read -r -a jobs_list <<<"${JOBS_LIST:-1 2 4 8 16}"
-read -r -a jobs_sets <<<"${JOBS_SETS:-B C}"
+read -r -a plan_sizes <<<"${PLAN_SIZES-1000 10000 100000 1000000}"
+read -r -a noop_sizes <<<"${NOOP_SIZES-1000 10000 100000}"
+read -r -a jobs_list <<<"${JOBS_LIST-1 2 4 8 16}"
+read -r -a jobs_sets <<<"${JOBS_SETS-B C}"
 read -r -a jobs_protocols <<<"${JOBS_PROTOCOLS:-${protocols[*]}}"
 refs=${REFS:-1}
 report=${REPORT:-$root/docs/performance.md}
@@ -95,6 +97,7 @@ ensure_set() {
         python3 "$here/data.py" make "$docroot/${name[$s]}" "${count[$s]}" "${size[$s]}" "$list"
     fi
 }
+rounds_of() { if [[ $1 == C ]]; then echo "$c_rounds"; else echo "$rounds"; fi; }
 set_bytes() { echo $((count[$1] * size[$1])); }
 set_title() { echo "$1: $(printf "%'d" "${count[$1]}") x $(numfmt --to=iec-i --suffix=B "${size[$1]}")"; }
 
@@ -229,9 +232,9 @@ measure() {
         sed 's/^/    /' "$out/check.err" >&2
         status=FAIL
     fi
-    [[ $status == "$t_total" ]] || failures=$((failures + 1))
+    [[ $status == "$t_total" ]] || { failures=$((failures + 1)); status=" $status"; }
     log "  round $round, $p, set $s: $tool $(secs "$t_total") s (sync $(secs "$t_sync") s, CPU $(secs "$t_cpu" 2) s, RSS $((t_rss / 1024)) MiB)${status//[0-9]/}"
-    wall[$key]+="$status "
+    wall[$key]+="${status# } "
     cpu[$key]+="$t_cpu "
     rss[$key]+="$t_rss "
 }
@@ -296,9 +299,12 @@ peers_part() {
     chmod -R a+rX "$docroot"
     for p in "${protocols[@]}"; do for s in "${sets[@]}"; do write_inputs "$p" "$s"; done; done
 
-    for ((round = 1; round <= rounds; round++)); do
+    local last=$rounds
+    ((c_rounds <= last)) || last=$c_rounds
+    for ((round = 1; round <= last; round++)); do
         for p in "${protocols[@]}"; do
             for s in "${sets[@]}"; do
+                ((round <= $(rounds_of "$s"))) || continue
                 local tools=(assetsync "${peers[@]}")
                 if [[ $refs != 0 ]]; then
                     tools+=(curl-null)
@@ -306,7 +312,7 @@ peers_part() {
                     [[ $s != C && $p == "${protocols[0]}" ]] && tools+=(dd-sync dd-direct)
                 fi
                 n=${#tools[@]}
-                log "round $round/$rounds, $p, set $s"
+                log "round $round/$(rounds_of "$s"), $p, set $s"
                 for ((i = 0; i < n; i++)); do
                     t=${tools[$(((i + round - 1) % n))]}
                     if [[ $t == dd-* ]]; then measure "$t" "$s" "$p" "disk $s $t"; else measure "$t" "$s" "$p"; fi
@@ -319,7 +325,7 @@ peers_part() {
     {
         echo "## Peers: wall time including a final \`sync\`"
         echo
-        echo "Seconds, median (min–max) of $rounds interleaved round(s); a fresh destination each run, the"
+        echo "Seconds, median (min–max) of $rounds interleaved round(s) (set C: $c_rounds); a fresh destination each run, the"
         echo "source in the page cache; every output checked by CRC-32 (a wrong one is a **FAIL**)."
         echo "Limit = max(curl → /dev/null, dd with fdatasync): the network + nginx, or the disk."
         echo
@@ -394,7 +400,7 @@ peers_part() {
                 echo
                 line="| peer |"
                 rule="|---|"
-                for ((round = 1; round <= rounds; round++)); do line+=" round $round |"; rule+="---|"; done
+                for ((round = 1; round <= c_rounds; round++)); do line+=" round $round |"; rule+="---|"; done
                 echo "$line median (min–max) |"
                 echo "$rule---|"
                 local -a a_runs
@@ -403,7 +409,7 @@ peers_part() {
                     local -a t_runs r_list=()
                     [[ $t == best ]] || read -r -a t_runs <<<"$(values "$p C $t")"
                     line="| $([[ $t == best ]] && echo "best peer of the round" || echo "$t") |"
-                    for ((round = 1; round <= rounds; round++)); do
+                    for ((round = 1; round <= c_rounds; round++)); do
                         local other=ERR r
                         if [[ $t == best ]]; then
                             local u
@@ -657,7 +663,7 @@ if has peers "${parts[@]}" || [[ ! -s $report ]]; then
         echo
         print_header "peers benchmark" \
             "tools:    $(version_of curl --version | cut -d' ' -f1-2), $(version_of aria2c --version), $(version_of rclone version), $(version_of wget --version | cut -d' ' -f1-3), $(nginx -v 2>&1 | sed 's/.*: //') (loopback, sendfile on, 2 workers), $(version_of openssl version | cut -d' ' -f1-2)" \
-            "rounds:   $rounds, interleaved, the order of the tools rotating each round" \
+            "rounds:   $rounds (set C: $c_rounds), interleaved, the order of the tools rotating each round" \
             "caches:   before every run: destination deleted, sync, drop_caches=$drop_caches, the source read back into the page cache" \
             | sed -e 's/^== \(.*\)/```\n== \1/'
         echo '```'
