@@ -13,7 +13,7 @@ LAYERS := --explicit-target-dependency-import-check error
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build debug install test demo bench bench-manifest bench-pull bench-noop bench-verify clean
+.PHONY: all deps build debug install test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify clean
 
 all: build
 
@@ -46,7 +46,11 @@ test: deps
 demo: build
 	demo/run.sh $(RELEASE_BIN)
 
-bench: bench-manifest bench-pull bench-noop bench-verify
+# bench-peers first: its report (docs/performance.md) is the table issue 10 asks for.
+bench: bench-peers bench-manifest bench-pull bench-noop bench-verify
+
+bench-peers: build
+	bench/peers/run.sh $(RELEASE_BIN)
 
 bench-manifest: build
 	bench/manifest/run.sh $(RELEASE_BIN)

@@ -1,8 +1,9 @@
 # The one library of the benchmarks (bench/*/run.sh, bench/pull/sweep.sh) and
 # of demo/run.sh, sourced, not run: the binary and tool checks, where output
 # goes, a private nginx on a free loopback port (stopped by a trap on any exit),
-# the page-cache drop, a timer, statistics helpers and the report's header and
-# closing lines. Sets $root, the checkout holding this file.
+# the page-cache drop, timers (with GNU time's CPU and peak RSS), a CA and
+# server certificate for TLS runs, statistics helpers and the report's header
+# and closing lines. Sets $root, the checkout holding this file.
 # shellcheck shell=bash
 # Its functions set variables for the scripts (SC2034) and read theirs (SC2154).
 # shellcheck disable=SC2034,SC2154
@@ -32,16 +33,19 @@ check_binary() {
     fi
 }
 
-# need_tools TOOL...: each must be on PATH (and /usr/bin/time must be GNU time).
-# As root with apt-get, a missing Debian package (rclone, strace, nginx, time...)
-# is installed; otherwise exits 2.
+# need_tools TOOL[:PACKAGE]...: each must be on PATH (and /usr/bin/time must be GNU
+# time). As root with apt-get, a missing Debian package (rclone, strace, nginx,
+# time...; PACKAGE when it is not named as the tool, e.g. aria2c:aria2) is
+# installed; otherwise exits 2.
 need_tools() {
-    local tool missing=()
+    local tool missing=() packages=()
     for tool in "$@"; do
-        command -v "$tool" >/dev/null || missing+=("$tool")
+        if ! command -v "${tool%%:*}" >/dev/null; then
+            missing+=("${tool%%:*}")
+            [[ $tool == *:* ]] && packages+=("${tool#*:}") || packages+=("${tool##*/}")
+        fi
     done
     if ((${#missing[@]} > 0)); then
-        local packages=("${missing[@]##*/}")
         if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
             log "installing missing tools with apt-get: ${packages[*]}"
             if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]}" >/dev/null 2>&1 \
@@ -113,6 +117,26 @@ CONF
     nginx_failed "does not answer"
 }
 
+# make_tls_ca DIR: a CA made for this run (openssl, EC P-256, valid 2 days) and a
+# server certificate it signs for 127.0.0.1 and localhost: DIR/ca.pem (give it
+# to the clients), DIR/server.pem and DIR/server.key (give them to nginx's
+# ssl_certificate and ssl_certificate_key). Exits 1 when openssl fails.
+make_tls_ca() {
+    local dir=$1
+    mkdir -p "$dir"
+    {
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+            -subj "/CN=assetsync bench CA" -keyout "$dir/ca.key" -out "$dir/ca.pem" \
+            -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" &&
+        openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+            -subj "/CN=127.0.0.1" -keyout "$dir/server.key" -out "$dir/server.csr" &&
+        printf '%s\n' "basicConstraints=CA:FALSE" "keyUsage=critical,digitalSignature" \
+            "extendedKeyUsage=serverAuth" "subjectAltName=IP:127.0.0.1,DNS:localhost" > "$dir/server.ext" &&
+        openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial \
+            -days 2 -extfile "$dir/server.ext" -out "$dir/server.pem"
+    } >"$dir/openssl.log" 2>&1 || { echo "error: openssl could not make the CA (see $dir/openssl.log)" >&2; exit 1; }
+}
+
 # nginx_serves PATH: exits 1 unless nginx serves PATH (relative to its docroot)
 # with a success status, as it does not when its workers may not read the file.
 nginx_serves() {
@@ -168,6 +192,27 @@ timed() {
     "$@" >/dev/null 2>"$last_err" || t_rc=$?
     t_end=${EPOCHREALTIME/./}
     t_us=$((t_end - start))
+}
+
+# timed_v COMMAND...: `timed` under GNU time -v (its report in $out/time-v.txt).
+# Sets t_us, t_end and t_rc as `timed` does, t_cpu (µs of user + system CPU of
+# the command and its children) and t_rss (kB, the largest resident set of the
+# command or of any one child; ERR when GNU time reported none).
+timed_v() {
+    timed /usr/bin/time -v -o "$out/time-v.txt" "$@"
+    t_cpu=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%d", (u + s) * 1e6 }' "$out/time-v.txt")
+    t_rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$out/time-v.txt")
+    num "$t_rss" || t_rss=ERR
+}
+
+# timed_sync_v COMMAND...: `timed_v`, then `sync`; also sets t_total (µs, command
+# + sync) and t_sync (µs, the sync alone), so a tool that leaves dirty pages
+# behind pays for them.
+timed_sync_v() {
+    timed_v "$@"
+    sync
+    t_sync=$((${EPOCHREALTIME/./} - t_end))
+    t_total=$((t_us + t_sync))
 }
 
 # cpu_us FILE: user + system CPU microseconds from GNU time's -f '%U %S' output
