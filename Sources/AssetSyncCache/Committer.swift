@@ -52,7 +52,7 @@ package enum Committer {
             }
         }
         place(moves, in: first.root, errors: &errors, syncDirectory: syncDirectory) { index in
-            unlinkat(first.root.partialFD, partials[index].recordName, 0)
+            if partials[index].hasResumeRecord { unlinkat(first.root.partialFD, partials[index].recordName, 0) }
         }
         return errors
     }

@@ -19,6 +19,9 @@ package final class PartialFile {
     /// The transfer layer's fields of the resume record found when the partial was opened;
     /// nil when the bytes started from zero.
     package private(set) var resumeFields: [String: String]?
+    /// Whether a resume record of this run's bytes may be on disk: found at open or saved since.
+    /// Without one (a small file keeps none) there is no record to remove at commit.
+    private(set) var hasResumeRecord = false
 
     var partName: String { name + ".part" }
     var recordName: String { name + ".resume" }
@@ -44,11 +47,15 @@ package final class PartialFile {
             if let fields = Self.resumeFields(root: root, name: name, entry: entry), resumable(fields),
                onDisk > 0, onDisk <= entry.size {
                 resumeFields = fields
+                hasResumeRecord = true
                 crc = CRC32(resumingFrom: try CRC32.of(fd: fd, length: onDisk, buffer: buffer, path: path))
                 offset = onDisk
                 writebackStart = onDisk
-            } else {
+            } else if onDisk > 0 {
                 try restart()
+            } else {
+                // Just created (or left empty): nothing to truncate, only a stale record to drop.
+                unlinkat(root.partialFD, recordName, 0)
             }
         } catch {
             throw .system(error)
@@ -95,6 +102,7 @@ package final class PartialFile {
         writebackStart = 0
         crc = CRC32()
         resumeFields = nil
+        hasResumeRecord = false
         unlinkat(root.partialFD, recordName, 0)
     }
 
@@ -120,6 +128,7 @@ package final class PartialFile {
         try AtomicFile.replace(
             recordName, in: root.partialFD, with: Array(Self.encodeResume(fields, for: entry).utf8), mode: 0o600, durable: false,
             display: root.path + "/" + CacheRoot.metadataName + "/" + CacheRoot.partialName)
+        hasResumeRecord = true
     }
 
     /// Removes the partial and its record for good, as after a final CRC mismatch.
@@ -130,6 +139,7 @@ package final class PartialFile {
         writebackStart = 0
         crc = CRC32()
         resumeFields = nil
+        hasResumeRecord = false
     }
 
     static let resumeHeader = "assetsync-resume 1"
