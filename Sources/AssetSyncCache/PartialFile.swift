@@ -38,14 +38,12 @@ package final class PartialFile {
         self.root = root
         self.entry = entry
         self.name = name
-        fd = try Self.openLocked(in: root, name + ".part")
+        let (fd, onDisk) = try Self.openLocked(in: root, name + ".part")
+        self.fd = fd
         let path = root.path + "/.assetsync/partial/" + name + ".part"
         do throws(SystemError) {
-            var status = stat()
-            guard fstat(fd, &status) == 0 else { throw SystemError("stat", path: path) }
-            let onDisk = Int64(status.st_size)
-            if let fields = Self.resumeFields(root: root, name: name, entry: entry), resumable(fields),
-               onDisk > 0, onDisk <= entry.size {
+            if onDisk > 0, onDisk <= entry.size, let fields = Self.resumeFields(root: root, name: name, entry: entry),
+               resumable(fields) {
                 resumeFields = fields
                 hasResumeRecord = true
                 crc = CRC32(resumingFrom: try CRC32.of(fd: fd, length: onDisk, buffer: buffer, path: path))
@@ -62,10 +60,10 @@ package final class PartialFile {
         }
     }
 
-    /// Opens `partName` for writing with an exclusive lock, without following a link or blocking.
-    /// Anything but a regular file with one link (a FIFO, a hard link planted to make assetsync
-    /// write elsewhere) is unlinked, by name only, and created afresh.
-    private static func openLocked(in root: CacheRoot, _ partName: String) throws(CacheError) -> Int32 {
+    /// Opens `partName` for writing with an exclusive lock, without following a link or blocking,
+    /// and returns it with its size. Anything but a regular file with one link (a FIFO, a hard link
+    /// planted to make assetsync write elsewhere) is unlinked, by name only, and created afresh.
+    private static func openLocked(in root: CacheRoot, _ partName: String) throws(CacheError) -> (fd: Int32, size: Int64) {
         let display = root.path + "/.assetsync/partial/" + partName
         for _ in 0..<4 {
             let fd = openat(root.partialFD, partName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
@@ -86,7 +84,7 @@ package final class PartialFile {
                 close(fd)
                 throw .system(error)
             }
-            if status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1 { return fd }
+            if status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1 { return (fd, Int64(status.st_size)) }
             close(fd)
             guard unlinkat(root.partialFD, partName, 0) == 0 else { throw .system(SystemError("unlink", path: display)) }
         }
