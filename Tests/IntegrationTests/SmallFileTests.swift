@@ -3,9 +3,39 @@ import Glibc
 import Testing
 import TestSupport
 
-/// Resume records across runs (issue 10, item 5): a file below the resume threshold (256 KiB by
-/// default) keeps none and starts again from zero after a crash; a larger one still resumes.
-@Suite struct ResumeThresholdTests {
+/// What a small file costs (issue 10, item 5): below the resume threshold (256 KiB by default) a
+/// file keeps no resume record, so a new one costs one create and one rename, and starts again
+/// from zero after a crash; a larger file still keeps its record and resumes.
+@Suite struct SmallFileTests {
+    @Test(
+        "item 5: each new small file costs one create and one rename, no ftruncate and no resume record; a large one keeps its record",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: PullSchedulingTests.strace), "needs strace"))
+    func oneCreateAndOneRenamePerSmallFile() throws {
+        var files: [String: Data] = ["large.bin": PullNginxTests.random(300_000)]
+        for index in 0..<20 { files["f\(index).bin"] = PullNginxTests.random(65_536) }
+        let sandbox = try Sandbox(serving: files)
+        let nginx = try NginxServer(root: sandbox.served)
+        defer { nginx.stop() }
+        let manifest = try sandbox.manifest(base: nginx.baseURL)
+        let work = try TemporaryDirectory()
+        let log = work.path + "/strace"
+        let result = try AssetSyncBinary.run(
+            ["pull", manifest, "--dest", sandbox.dest],
+            prefix: [PullSchedulingTests.strace, "-f", "-qq", "-o", log, "-e", "trace=openat,renameat,ftruncate,unlinkat"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try sandbox.cached() == sandbox.expected)
+        let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        /// The calls to `call` whose line holds every one of `words`.
+        func count(_ call: String, _ words: String...) -> Int {
+            calls.filter { line in line.contains(call + "(") && words.allSatisfy { line.contains($0) } }.count
+        }
+        #expect(count("openat", ".part\"", "O_CREAT") == 21)  // one create per file
+        #expect(count("renameat", ".part\"") == 21)  // one rename per file, into place
+        #expect(count("ftruncate") == 1)  // the lock file's only: new partials are empty already
+        #expect(count("openat", ".resume", "O_CREAT") == 1)  // the large file's record only
+        #expect(count("renameat", ".resume\"") == 1)
+    }
+
     @Test("item 5: after kill -9, a file below the resume threshold restarts from zero; one above resumes with Range")
     func killedSmallAndLargeFiles() throws {
         let sandbox = try Sandbox()
