@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(if $(wildcard /opt/swift/usr/bin),/opt/swift/usr/bin:,)$(PATH)
 
 # Every Debian package that building, testing and benchmarking need.
-DEBIAN_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev pkg-config nginx curl gzip time util-linux python3 \
+DEBIAN_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libisal-dev pkg-config nginx curl gzip time util-linux python3 \
 	ca-certificates openssl strace tmux
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN := .build/release/assetsync

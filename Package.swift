@@ -16,18 +16,22 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "CIsal", path: "Sources/CIsal", pkgConfig: "libisal",
+            providers: [.apt(["libisal-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Sources/CCurlShim"),
         .target(name: "CSystemShim", path: "Sources/CSystemShim"),
         // The layers, each importing only those before it: a dependency against this
         // direction (model → system → manifest I/O, cache → transfer → pull → CLI) does not compile.
         /// The manifest, the plan, file results and the events a pull emits: pure Swift, no C.
         .target(name: "AssetSyncModel"),
-        /// The one place for system calls: descriptors, atomic files, threads, the clock.
-        .target(name: "AssetSyncSystem", dependencies: ["AssetSyncModel", "CSystemShim"]),
+        /// The one place for system calls: descriptors, atomic files, threads, the clock; and the
+        /// CRC-32 every layer above computes (ISA-L, with zlib to combine).
+        .target(name: "AssetSyncSystem", dependencies: ["AssetSyncModel", "CSystemShim", "CIsal", "CZlib"]),
         /// The XML and JSON manifest readers (libxml2, zlib) and the manifest writer.
         .target(name: "AssetSyncManifestIO", dependencies: ["AssetSyncModel", "AssetSyncSystem", "CLibXML2", "CZlib"]),
         /// The cache directory: root, scanner, partial files, commit protocol, state index, lock. No HTTP.
-        .target(name: "AssetSyncCache", dependencies: ["AssetSyncModel", "AssetSyncSystem", "CZlib"]),
+        .target(name: "AssetSyncCache", dependencies: ["AssetSyncModel", "AssetSyncSystem"]),
         /// The only libcurl user: easy and multi handles, downloads into a sink, retries, redirects.
         .target(
             name: "AssetSyncTransfer",
@@ -42,7 +46,7 @@ let package = Package(
             name: "AssetSyncCLI",
             dependencies: [
                 "AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer",
-                "AssetSyncPull", "CCurl", "CLibXML2", "CZlib",
+                "AssetSyncPull", "CCurl", "CLibXML2", "CZlib", "CIsal",
             ]),
         .executableTarget(name: "assetsync", dependencies: ["AssetSyncCLI"]),
         .testTarget(

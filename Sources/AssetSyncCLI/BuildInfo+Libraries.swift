@@ -1,5 +1,6 @@
 import AssetSyncModel
 import CCurl
+import CIsal
 import CLibXML2
 import CZlib
 
@@ -7,6 +8,7 @@ extension BuildInfo {
     /// The versions of the C libraries assetsync was linked against.
     static var libraries: String {
         let curl = curl_version_info(CURLVERSION_ELEVENTH).pointee.version.map { String(cString: $0) } ?? "?"
-        return "libcurl \(curl), libxml2 \(LIBXML_DOTTED_VERSION), zlib \(String(cString: zlibVersion()))"
+        let isal = "\(ISAL_MAJOR_VERSION).\(ISAL_MINOR_VERSION).\(ISAL_PATCH_VERSION)"
+        return "libcurl \(curl), libxml2 \(LIBXML_DOTTED_VERSION), zlib \(String(cString: zlibVersion())), isa-l \(isal)"
     }
 }

@@ -52,7 +52,7 @@ package enum Committer {
             }
         }
         place(moves, in: first.root, errors: &errors, syncDirectory: syncDirectory) { index in
-            unlinkat(first.root.partialFD, partials[index].recordName, 0)
+            if partials[index].hasResumeRecord { unlinkat(first.root.partialFD, partials[index].recordName, 0) }
         }
         return errors
     }
@@ -180,17 +180,16 @@ package enum Committer {
         }
     }
 
-    /// Renames `name` in `directory` to the last component of `path` in `parent`; a directory in its place is an obstruction.
+    /// Renames `name` in `directory` to the last component of `path` in `parent`; a directory in its
+    /// place is an obstruction (a file never replaces a directory: `renameat` refuses with EISDIR).
     private static func rename(
         _ name: String, from directory: Int32, to path: String, in parent: Int32, root: CacheRoot
     ) throws(CacheError) {
-        let base = String(PathName.split(path).name)
         let display = root.path + "/" + path
-        var status = stat()
-        if fstatat(parent, base, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFDIR {
-            throw .obstructed(path: display, by: .directory)
+        guard renameat(directory, name, parent, String(PathName.split(path).name)) == 0 else {
+            if errno == EISDIR { throw .obstructed(path: display, by: .directory) }
+            throw .system(SystemError("rename", path: display))
         }
-        guard renameat(directory, name, parent, base) == 0 else { throw .system(SystemError("rename", path: display)) }
     }
 }
 

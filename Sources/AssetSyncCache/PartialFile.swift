@@ -19,6 +19,9 @@ package final class PartialFile {
     /// The transfer layer's fields of the resume record found when the partial was opened;
     /// nil when the bytes started from zero.
     package private(set) var resumeFields: [String: String]?
+    /// Whether a resume record of this run's bytes may be on disk: found at open or saved since.
+    /// Without one (a small file keeps none) there is no record to remove at commit.
+    private(set) var hasResumeRecord = false
 
     var partName: String { name + ".part" }
     var recordName: String { name + ".resume" }
@@ -35,30 +38,32 @@ package final class PartialFile {
         self.root = root
         self.entry = entry
         self.name = name
-        fd = try Self.openLocked(in: root, name + ".part")
+        let (fd, onDisk) = try Self.openLocked(in: root, name + ".part")
+        self.fd = fd
         let path = root.path + "/.assetsync/partial/" + name + ".part"
         do throws(SystemError) {
-            var status = stat()
-            guard fstat(fd, &status) == 0 else { throw SystemError("stat", path: path) }
-            let onDisk = Int64(status.st_size)
-            if let fields = Self.resumeFields(root: root, name: name, entry: entry), resumable(fields),
-               onDisk > 0, onDisk <= entry.size {
+            if onDisk > 0, onDisk <= entry.size, let fields = Self.resumeFields(root: root, name: name, entry: entry),
+               resumable(fields) {
                 resumeFields = fields
+                hasResumeRecord = true
                 crc = CRC32(resumingFrom: try CRC32.of(fd: fd, length: onDisk, buffer: buffer, path: path))
                 offset = onDisk
                 writebackStart = onDisk
-            } else {
+            } else if onDisk > 0 {
                 try restart()
+            } else {
+                // Just created (or left empty): nothing to truncate, only a stale record to drop.
+                unlinkat(root.partialFD, recordName, 0)
             }
         } catch {
             throw .system(error)
         }
     }
 
-    /// Opens `partName` for writing with an exclusive lock, without following a link or blocking.
-    /// Anything but a regular file with one link (a FIFO, a hard link planted to make assetsync
-    /// write elsewhere) is unlinked, by name only, and created afresh.
-    private static func openLocked(in root: CacheRoot, _ partName: String) throws(CacheError) -> Int32 {
+    /// Opens `partName` for writing with an exclusive lock, without following a link or blocking,
+    /// and returns it with its size. Anything but a regular file with one link (a FIFO, a hard link
+    /// planted to make assetsync write elsewhere) is unlinked, by name only, and created afresh.
+    private static func openLocked(in root: CacheRoot, _ partName: String) throws(CacheError) -> (fd: Int32, size: Int64) {
         let display = root.path + "/.assetsync/partial/" + partName
         for _ in 0..<4 {
             let fd = openat(root.partialFD, partName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
@@ -79,7 +84,7 @@ package final class PartialFile {
                 close(fd)
                 throw .system(error)
             }
-            if status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1 { return fd }
+            if status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1 { return (fd, Int64(status.st_size)) }
             close(fd)
             guard unlinkat(root.partialFD, partName, 0) == 0 else { throw .system(SystemError("unlink", path: display)) }
         }
@@ -98,6 +103,7 @@ package final class PartialFile {
         writebackStart = 0
         crc = CRC32()
         resumeFields = nil
+        hasResumeRecord = false
         unlinkat(root.partialFD, recordName, 0)
     }
 
@@ -163,6 +169,7 @@ package final class PartialFile {
         try AtomicFile.replace(
             recordName, in: root.partialFD, with: Array(Self.encodeResume(fields, for: entry).utf8), mode: 0o600, durable: false,
             display: root.path + "/" + CacheRoot.metadataName + "/" + CacheRoot.partialName)
+        hasResumeRecord = true
     }
 
     /// Removes the partial and its record for good, as after a final CRC mismatch.
@@ -173,6 +180,7 @@ package final class PartialFile {
         writebackStart = 0
         crc = CRC32()
         resumeFields = nil
+        hasResumeRecord = false
     }
 
     static let resumeHeader = "assetsync-resume 1"

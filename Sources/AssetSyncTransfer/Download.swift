@@ -209,9 +209,14 @@ package final class Download {
         let keep = head.status == 206 && head.etag == nil && head.lastModified == nil ? record : nil
         let fresh = ResumeRecord(url: currentURL, etag: keep?.etag ?? head.etag, lastModified: keep?.lastModified ?? head.lastModified)
         record = fresh
-        do { try sink.saveResume(fresh.fields) } catch { return .local(error) }
+        if keepsResumeRecord {
+            do { try sink.saveResume(fresh.fields) } catch { return .local(error) }
+        }
         return nil
     }
+
+    /// Whether the file is large enough to keep a resume record for the next run.
+    private var keepsResumeRecord: Bool { entry.size >= options.minimumResumableSize }
 
     /// Decides what follows a finished attempt.
     func complete(_ code: CURLcode) -> Next {
@@ -335,9 +340,9 @@ package final class Download {
     }
 
     /// Keeps the bytes for the next run (the record says which file and version
-    /// they are), or removes them when there are none.
+    /// they are), or removes them when there are none or the file keeps no record.
     func suspend() {
-        if sink.offset == 0 {
+        if sink.offset == 0 || !keepsResumeRecord {
             sink.discard()
             record = nil
         } else if let record {

@@ -98,6 +98,29 @@ import TestSupport
         #expect(throws: CommitError.mismatch("received 0 bytes, expected 11")) { try Committer.verify(short) }
     }
 
+    @Test("a directory (empty or not) where a committed file must go is an obstruction; the partial stays")
+    func aDirectoryAtTheFinalPathObstructsTheCommit() throws {
+        let directory = try TemporaryDirectory()
+        let cachePath = directory.path + "/cache"
+        let root = try CacheRoot(resolvedPath: cachePath)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+        defer { buffer.deallocate() }
+        let empty = ManifestEntry(path: "empty", size: 11, crc32: entry.crc32)
+        let full = ManifestEntry(path: "full", size: 11, crc32: entry.crc32)
+        try FileManager.default.createDirectory(atPath: cachePath + "/empty", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: cachePath + "/full/x", withIntermediateDirectories: true)
+        var partials: [PartialFile] = []
+        for item in [empty, full] {
+            let partial = try PartialFile(root: root, entry: item, name: PartialFile.name(for: item.path), buffer: buffer, resumable: ResumeRecord.canResume)
+            try Array("hello world".utf8).withUnsafeBytes { try partial.append($0) }
+            partials.append(partial)
+        }
+        #expect(Committer.commit(partials) == [
+            .obstructed(path: cachePath + "/empty", by: .directory), .obstructed(path: cachePath + "/full", by: .directory),
+        ])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cachePath + "/.assetsync/partial").count == 2)
+    }
+
     @Test func aFileWhereADirectoryMustGoIsAnObstruction() throws {
         let directory = try TemporaryDirectory()
         let root = try CacheRoot(resolvedPath: directory.path + "/cache")

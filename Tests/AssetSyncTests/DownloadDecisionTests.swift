@@ -13,11 +13,13 @@ import Testing
     static let record = ["url": url, "etag": "\"v1\""]
 
     private func download(
-        _ sink: MemorySink, urls: [String] = [url], retries: Int = 5, baseDelay: Double = 1
+        _ sink: MemorySink, urls: [String] = [url], retries: Int = 5, baseDelay: Double = 1,
+        minimumResumableSize: Int64 = 0
     ) -> Download {
         var options = TransferOptions()
         options.retries = retries
         options.retryBaseDelay = baseDelay
+        options.minimumResumableSize = minimumResumableSize  // the 10-byte file keeps a record unless a test says otherwise
         return Download(entry: Self.entry, action: .new, urls: urls, sink: sink, options: options, clock: { 0 })
     }
 
@@ -180,6 +182,39 @@ import Testing
         let tooLarge = download(MemorySink(expected: Self.file)).play(["HTTP/1.1 200 OK"], code: CURLE_FILESIZE_EXCEEDED)
         let failure = Failure(isLocal: false, reason: "the server announced more than the manifest's 10 bytes", httpStatus: 200, url: Self.url)
         #expect(tooLarge.summary == "done: \(FileResult.Outcome.failed(failure))")
+    }
+
+    @Test("item 5: a file below the resume threshold saves no record, a retry within the run still resumes, and a stop drops its bytes")
+    func smallFileKeepsNoRecord() {
+        let sink = MemorySink(expected: Self.file)
+        let small = download(sink, minimumResumableSize: Self.entry.size + 1)
+        let next = small.play(["HTTP/1.1 200 OK", "ETag: \"v1\""], body: Array(Self.file[..<6]))
+        #expect(next.summary == "retry: the server closed the response after 6 of 10 bytes")
+        #expect(sink.saved == nil)
+        let rest = small.play(["HTTP/1.1 206 Partial Content", "Content-Range: bytes 6-9/10"], body: Array(Self.file[6...]))
+        #expect(rest.summary == "proven")
+        #expect(sink.saved == nil)
+
+        let stopped = MemorySink(expected: Self.file)
+        let interrupted = download(stopped, minimumResumableSize: Self.entry.size + 1)
+        _ = interrupted.deliver(["HTTP/1.1 200 OK", "ETag: \"v1\""], body: Array(Self.file[..<6]))
+        interrupted.suspend()
+        #expect(stopped.discarded && stopped.bytes.isEmpty && stopped.saved == nil)
+    }
+
+    @Test("item 5: a file at the resume threshold saves its record, and a stop keeps its bytes for the next run")
+    func fileAtTheThresholdKeepsItsRecord() {
+        let sink = MemorySink(expected: Self.file)
+        let download = download(sink, minimumResumableSize: Self.entry.size)
+        _ = download.deliver(["HTTP/1.1 200 OK", "ETag: \"v1\""], body: Array(Self.file[..<6]))
+        download.suspend()
+        #expect(!sink.discarded && sink.bytes == Array(Self.file[..<6]))
+        #expect(sink.saved == ["url": Self.url, "etag": "\"v1\""])
+    }
+
+    @Test("item 5: by default, files under 256 KiB keep no resume record")
+    func defaultThreshold() {
+        #expect(TransferOptions().minimumResumableSize == 256 << 10)
     }
 
     @Test("an unexpected status (a 1xx or 2xx other than 200 and 206) is final for its URL")

@@ -15,6 +15,7 @@ import Testing
         var options = TransferOptions()
         options.jobs = jobs
         options.retryBaseDelay = 0.01
+        options.minimumResumableSize = 0  // these tiny files keep resume records, as large ones do
         let requests = files.map {
             TransferEngine.Request(entry: ManifestEntry(path: $0.path, size: Int64($0.size), crc32: 0), action: .new, urls: ["http://h.invalid/" + $0.path])
         }

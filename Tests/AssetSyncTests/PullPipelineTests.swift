@@ -30,10 +30,11 @@ import TestSupport
 
     private func pull(
         _ directory: TemporaryDirectory, _ transport: FakeTransport, events: RecordingEvents = RecordingEvents(),
-        stop: StopSource = .never, manifest: Manifest = Self.manifest
+        stop: StopSource = .never, manifest: Manifest = Self.manifest, minimumResumableSize: Int64 = 0
     ) throws -> PullSession.Outcome {
         var options = TransferOptions()
         options.retryBaseDelay = 0.01
+        options.minimumResumableSize = minimumResumableSize
         let root = try CacheRoot(resolvedPath: directory.path)
         return try PullSession(
             manifest: manifest, root: root, options: options, events: events, stop: stop, transport: transport
@@ -121,6 +122,28 @@ import TestSupport
         #expect(resumed.lines.contains("started dir/b.txt at 5 from \(Self.base)dir/b.txt"))
         for (path, body) in Self.files { #expect(contents(directory, path) == body, "\(path)") }
         #expect(partials(directory).isEmpty)
+    }
+
+    @Test("item 5: an interrupted download below the resume threshold leaves no partial, and the next pull restarts it from zero")
+    func interruptedSmallFileRestarts() throws {
+        let directory = try TemporaryDirectory()
+        let stopped = Mutex(false)
+        let events = RecordingEvents { path in if path == "dir/b.txt" { stopped.withLock { $0 = true } } }
+        let stop = StopSource(wakeFD: -1, isRequested: { stopped.withLock { $0 } })
+        let b = Self.body("dir/b.txt")
+        let first = FakeTransport(responses: ["a.bin": [.ok(Self.body("a.bin"))], "dir/b.txt": [.ok(Array(b[..<5]))]])
+        let outcome = try pull(directory, first, events: events, stop: stop, minimumResumableSize: 256 << 10)
+        #expect(outcome.results.map(\.outcome) == [.committed, .interrupted, .interrupted])
+        #expect(contents(directory, "dir/b.txt") == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path + "/.assetsync/partial").isEmpty)
+
+        let restarted = RecordingEvents()
+        let second = FakeTransport(responses: ["dir/b.txt": [.ok(b)], "c.dat": [.ok(Self.body("c.dat"))]])
+        let again = try pull(directory, second, events: restarted, minimumResumableSize: 256 << 10)
+        #expect(again.results.map(\.outcome) == [.current, .committed, .committed])
+        #expect(restarted.lines.contains("started dir/b.txt at 0 from \(Self.base)dir/b.txt"))
+        for (path, body) in Self.files { #expect(contents(directory, path) == body, "\(path)") }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path + "/.assetsync/partial").isEmpty)
     }
 
     @Test("the events reach the injected sink in order: plan, each file's start, retries and result")

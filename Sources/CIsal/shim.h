@@ -1,0 +1,2 @@
+#include <isa-l.h>
+#include <isa-l/crc.h>
