@@ -29,13 +29,13 @@ public struct SyncPlan: Equatable, Sendable {
     public init(items: [Item]) { self.items = items }
 
     /// Classifies every manifest entry, then lists the extras in path order. A file of the right
-    /// size is `current` when `state` holds a record of it that still describes it (same size,
-    /// mtime and inode) with the manifest's CRC-32, and `check` otherwise; pass no `proofs`
-    /// to check every such file (`--verify`).
+    /// size is `current` when `proofs[index]`, the state index's record of entry `index`, still
+    /// describes it (same size, mtime and inode) with the manifest's CRC-32, and `check` otherwise;
+    /// pass no `proofs` to check every such file (`--verify`).
     ///
     /// The cache is only looked up, never copied: the extras are sought (on a copy, as entries
     /// are crossed off) only when the cache holds more files than the manifest matched.
-    public init(manifest: Manifest, cache: CacheListing, proofs: [String: FileProof]?) {
+    public init(manifest: Manifest, cache: CacheListing, proofs: [FileProof?]?) {
         var items: [Item] = []
         items.reserveCapacity(manifest.entries.count)
         var matchedFiles = 0
@@ -48,7 +48,7 @@ public struct SyncPlan: Equatable, Sendable {
                 switch local {
                 case nil: action = .new
                 case let item? where item.kind == .regular && item.size == size:
-                    if let record = proofs?[path], record.crc32 == entries[index].crc32, record.describes(item) {
+                    if let record = proofs?[index], record.crc32 == entries[index].crc32, record.describes(item) {
                         action = .current
                     } else {
                         action = .check
@@ -60,7 +60,7 @@ public struct SyncPlan: Equatable, Sendable {
             }
         }
         if cache.fileCount > matchedFiles {
-            let extras = cache.files(notIn: manifest.entries.map(\.path)).sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+            let extras = cache.files(notIn: manifest.entries.map(\.path)).sorted { PathOrder.precedes($0.path, $1.path) }
             for (path, local) in extras {
                 items.append(Item(action: .extra, path: path, size: local.size, local: local))
             }
