@@ -33,17 +33,16 @@ public struct SyncPlan: Equatable, Sendable {
     /// describes it (same size, mtime and inode) with the manifest's CRC-32, and `check` otherwise;
     /// pass no `proofs` to check every such file (`--verify`).
     ///
-    /// The cache is only looked up, never copied: the extras are sought (on a copy, as entries
-    /// are crossed off) only when the cache holds more files than the manifest matched.
+    /// The cache is matched with the manifest in one merge-join in byte order, which also yields
+    /// the extras, already in order.
     public init(manifest: Manifest, cache: CacheListing, proofs: [FileProof?]?) {
+        let (locals, extras) = cache.match(manifest.entries)
         var items: [Item] = []
-        items.reserveCapacity(manifest.entries.count)
-        var matchedFiles = 0
+        items.reserveCapacity(manifest.entries.count + extras.count)
         manifest.entries.withUnsafeBufferPointer { entries in
             for index in entries.indices {  // field by field: copying whole entries showed in profiles
-                let path = entries[index].path
                 let size = entries[index].size
-                let local = cache.isEmpty ? nil : cache.item(at: path)
+                let local = locals[index]
                 let action: Action
                 switch local {
                 case nil: action = .new
@@ -55,15 +54,11 @@ public struct SyncPlan: Equatable, Sendable {
                     }
                 default: action = .changed
                 }
-                if let local, local.kind != .directory { matchedFiles += 1 }
-                items.append(Item(action: action, path: path, size: size, local: local))
+                items.append(Item(action: action, path: entries[index].path, size: size, local: local))
             }
         }
-        if cache.fileCount > matchedFiles {
-            let extras = cache.files(notIn: manifest.entries.map(\.path)).sorted { PathOrder.precedes($0.path, $1.path) }
-            for (path, local) in extras {
-                items.append(Item(action: .extra, path: path, size: local.size, local: local))
-            }
+        for extra in extras {
+            items.append(Item(action: .extra, path: extra.path, size: extra.item.size, local: extra.item))
         }
         self.items = items
     }
