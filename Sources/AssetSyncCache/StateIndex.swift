@@ -56,14 +56,15 @@ public struct StateIndex: Equatable, Sendable {
     }
 
     /// The record of each of `manifestEntries` (nil where the index has none), found by one merge-join
-    /// of the index with the entries in `PathOrder`: no dictionary, no hashing.
-    public func proofs(for manifestEntries: [ManifestEntry]) -> [Record?] {
+    /// of the index with the entries in `PathOrder` (`order`, when the caller has it already): no
+    /// dictionary, no hashing.
+    public func proofs(for manifestEntries: [ManifestEntry], inOrder order: [Int]? = nil) -> [Record?] {
         var proofs = [Record?](repeating: nil, count: manifestEntries.count)
         if entries.isEmpty { return proofs }
         entries.withUnsafeBufferPointer { records in
             manifestEntries.withUnsafeBufferPointer { manifest in
                 var next = 0
-                for index in PathOrder.sortedIndices(manifest.count, path: { manifest[$0].path }) {
+                for index in order ?? PathOrder.sortedIndices(of: manifestEntries) {
                     while next < records.count {
                         let order = PathOrder.compare(records[next].path, manifest[index].path)
                         if order > 0 { break }

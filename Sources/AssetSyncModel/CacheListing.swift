@@ -59,12 +59,13 @@ public struct CacheListing: Sendable {
     }
 
     /// The item at each of `entries`' paths (nil where there is none), and every file no entry has,
-    /// in `PathOrder`: one merge-join of the listing with the entries in byte order.
-    package func match(_ entries: [ManifestEntry]) -> (items: [LocalItem?], unmatched: [Entry]) {
+    /// in `PathOrder`: one merge-join of the listing with the entries in byte order (`order`, when the
+    /// caller has it already).
+    package func match(_ entries: [ManifestEntry], inOrder order: [Int]? = nil) -> (items: [LocalItem?], unmatched: [Entry]) {
         var found = [LocalItem?](repeating: nil, count: entries.count)
         var unmatched: [Entry] = []
         if isEmpty { return (found, unmatched) }
-        let order = PathOrder.sortedIndices(entries.count) { entries[$0].path }
+        let order = order ?? PathOrder.sortedIndices(of: entries)
         items.withUnsafeBufferPointer { items in
             var next = 0
             for index in order {

@@ -35,6 +35,12 @@ package enum PathOrder {
         return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
     }
 
+    /// The indices of `entries` in the order of their paths: what the merge-joins with the state
+    /// index and with the cache walk in (computed once per run and handed to both).
+    package static func sortedIndices(of entries: [ManifestEntry]) -> [Int] {
+        entries.withUnsafeBufferPointer { entries in sortedIndices(entries.count) { entries[$0].path } }
+    }
+
     /// The indices `0..<count` ordered by the bytes of `path(index)`, equal paths in index order.
     /// Paths already in order (a manifest written by `assetsync manifest`, a state index) cost one
     /// pass that finds so. Others are copied into one buffer first, so that the sort compares bytes

@@ -33,10 +33,11 @@ public struct SyncPlan: Equatable, Sendable {
     /// describes it (same size, mtime and inode) with the manifest's CRC-32, and `check` otherwise;
     /// pass no `proofs` to check every such file (`--verify`).
     ///
-    /// The cache is matched with the manifest in one merge-join in byte order, which also yields
-    /// the extras, already in order.
-    public init(manifest: Manifest, cache: CacheListing, proofs: [FileProof?]?) {
-        let (locals, extras) = cache.match(manifest.entries)
+    /// The cache is matched with the manifest in one merge-join in byte order (`order`, the
+    /// entries' `PathOrder.sortedIndices`, when the caller has it), which also yields the extras,
+    /// already in order.
+    public init(manifest: Manifest, cache: CacheListing, proofs: [FileProof?]?, inOrder order: [Int]? = nil) {
+        let (locals, extras) = cache.match(manifest.entries, inOrder: order)
         var items: [Item] = []
         items.reserveCapacity(manifest.entries.count + extras.count)
         manifest.entries.withUnsafeBufferPointer { entries in
