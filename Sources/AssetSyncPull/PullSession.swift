@@ -58,6 +58,11 @@ public struct PullSession {
     /// file of the right size is read and proven again. With `deleteUpTo`, files the
     /// manifest does not list are removed afterwards, unless there are more than that.
     public func run(verifyAll: Bool = false, deleteUpTo maximumDeletions: Int? = nil) throws(StartError) -> Outcome {
+        // The walk of the cache (system calls, mostly) runs on a thread of its own while this one
+        // reads the state index and matches it with the manifest.
+        let path = root.path
+        let scan = { () -> Result<CacheListing, SystemError> in Result { () throws(SystemError) in try CacheScanner.scan(root: path) } }
+        let scanning = JoinableThread(scan)
         // Read under the lock: only a run that got as far as saving an index leaves one, so it also
         // says whether DEST is managed (`--delete`).
         let committed = StateIndex.committed(in: root)
@@ -65,10 +70,10 @@ public struct PullSession {
         let order = PathOrder.sortedIndices(of: manifest.entries)
         let previous = (committed ?? StateIndex()).proofs(for: manifest.entries, inOrder: order)
         let plan: SyncPlan
-        do {
-            let cache = try CacheScanner.scan(root: root.path)
-            plan = SyncPlan(manifest: manifest, cache: cache, proofs: verifyAll ? nil : previous, inOrder: order)
-        } catch { throw .scan(error) }
+        switch scanning?.join() ?? scan() {
+        case .success(let cache): plan = SyncPlan(manifest: manifest, cache: cache, proofs: verifyAll ? nil : previous, inOrder: order)
+        case .failure(let error): throw .scan(error)
+        }
         events.planned(plan)
         var extras = plan.items[manifest.entries.count...].map(\.path)  // after the entries, all extras
         var deletion = ExtraRemoval.Outcome()
