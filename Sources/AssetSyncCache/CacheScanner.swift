@@ -83,7 +83,11 @@ public enum CacheScanner {
                 let bytes = UnsafeRawBufferPointer(start: raw.baseAddress!, count: strlen(cName)).bindMemory(to: UInt8.self)
                 if isSkipped(bytes, atRoot: atRoot) { return nil }
                 let start = names.count
-                if bytes.allSatisfy({ $0 < 0x80 }) { names.append(contentsOf: bytes) } else { names.append(contentsOf: String(cString: cName).utf8) }
+                if bytes.allSatisfy({ $0 < 0x80 }) {
+                    names.append(contentsOf: bytes)
+                } else {
+                    names.append(contentsOf: String(cString: cName).utf8)
+                }
                 let length = names.count - start
                 names.append(0)
                 if kind == UInt8(DT_DIR) {
@@ -136,7 +140,8 @@ public enum CacheScanner {
     private static func precedes(_ names: UnsafeBufferPointer<UInt8>, _ a: Child, before b: Child) -> Bool {
         let common = min(a.length, b.length)
         let order = PathOrder.compare(
-            UnsafeBufferPointer(rebasing: names[a.start..<(a.start + common)]), UnsafeBufferPointer(rebasing: names[b.start..<(b.start + common)]))
+            UnsafeBufferPointer(rebasing: names[a.start..<(a.start + common)]),
+            UnsafeBufferPointer(rebasing: names[b.start..<(b.start + common)]))
         if order != 0 { return order < 0 }
         // One name starts with the other (they differ: siblings): compare the next byte, "/" after a directory.
         let nextA: Int = a.length > common ? Int(names[a.start + common]) : (a.item.kind == .directory ? Int(UInt8(ascii: "/")) : -1)

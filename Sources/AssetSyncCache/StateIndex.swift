@@ -66,10 +66,10 @@ public struct StateIndex: Equatable, Sendable {
                 var next = 0
                 for index in order ?? PathOrder.sortedIndices(of: manifestEntries) {
                     while next < records.count {
-                        let order = PathOrder.compare(records[next].path, manifest[index].path)
-                        if order > 0 { break }
+                        let comparison = PathOrder.compare(records[next].path, manifest[index].path)
+                        if comparison > 0 { break }
                         next += 1
-                        if order == 0 {
+                        if comparison == 0 {
                             proofs[index] = records[next - 1].record
                             break
                         }

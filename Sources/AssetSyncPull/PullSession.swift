@@ -115,12 +115,14 @@ public struct PullSession {
             plan.items.withUnsafeBufferPointer { items in
                 for index in entries.indices {
                     let action = items[index].action
+                    let (path, size) = (entries[index].path, entries[index].size)
                     if action == .current || action == .check, proofs[index] != nil {
-                        finish(FileResult(path: entries[index].path, size: entries[index].size, action: action, outcome: .current), into: &results)
-                    } else if entries[index].size == 0 {
+                        finish(FileResult(path: path, size: size, action: action, outcome: .current), into: &results)
+                    } else if size == 0 {
                         empties.append((entries[index], action, index))
                     } else {
-                        requests.append(TransferEngine.Request(entry: entries[index], action: action, urls: manifest.sources(of: entries[index])))
+                        let entry = entries[index]
+                        requests.append(TransferEngine.Request(entry: entry, action: action, urls: manifest.sources(of: entry)))
                     }
                 }
             }
