@@ -14,54 +14,53 @@ public enum CacheScanner {
             if errno == ENOENT { return CacheListing() }
             throw SystemError("open", path: root)
         }
-        var found = Found()
+        var found: [CacheListing.Entry] = []
         var path: [UInt8] = []
         try walk(directory: fd, displayPath: root, path: &path, into: &found)
-        // The walk gives everything but the directories in byte order; those few are sorted and merged in.
-        found.directories.sort { PathOrder.precedes($0.path, $1.path) }
-        var merged: [CacheListing.Entry] = []
-        merged.reserveCapacity(found.files.count + found.directories.count)
-        var next = 0
-        for directory in found.directories {
-            while next < found.files.count, PathOrder.precedes(found.files[next].path, directory.path) {
-                merged.append(found.files[next])
-                next += 1
-            }
-            merged.append(directory)
-        }
-        merged += found.files[next...]
-        return CacheListing(sorted: merged)
+        return CacheListing(sorted: found)
     }
 
-    /// What the walk found so far.
-    private struct Found {
-        /// Everything but directories, in `PathOrder`.
-        var files: [CacheListing.Entry] = []
-        /// Directories, in the order the walk entered them.
-        var directories: [CacheListing.Entry] = []
-    }
-
-    /// One name read from a directory, and what `stat` (or, for a directory, the directory entry) said of it.
+    /// One name read from a directory, and what `stat` (or, for a directory, the directory entry) said
+    /// of it; a directory is two children: its own item, and the walk into it.
     private struct Child {
         /// Where the name starts in the directory's name buffer, NUL-terminated there.
         var start: Int
         var length: Int
         var item: LocalItem
+        /// The walk into the directory: its place is that of its paths, which go on with a "/".
+        var descends: Bool
+        /// The first 16 bytes of the name (with the "/" of a walk into a directory), big-endian and padded
+        /// with zeros, which no name holds: most siblings are told apart by two integer comparisons.
+        var prefix: (UInt64, UInt64) = (0, 0)
+
+        init(start: Int, length: Int, item: LocalItem, descends: Bool, names: [UInt8]) {
+            self.start = start
+            self.length = length
+            self.item = item
+            self.descends = descends
+            var words: (UInt64, UInt64) = (0, 0)
+            for offset in 0..<16 {
+                let byte: UInt8 = offset < length ? names[start + offset]
+                    : (offset == length && descends ? UInt8(ascii: "/") : 0)
+                if offset < 8 { words.0 = words.0 << 8 | UInt64(byte) } else { words.1 = words.1 << 8 | UInt64(byte) }
+            }
+            prefix = words
+        }
     }
 
     /// Reads one directory (taking ownership of `fd`), then records its children in `PathOrder`,
     /// descending into each subdirectory in its turn. `path` holds the directory's path relative to
     /// the root, with a trailing "/" (empty at the root).
     ///
-    /// Siblings are ordered by their names, a directory's with a "/" after it: a directory's
-    /// paths all start with that, so taking the children in that order lists every file of the
+    /// Siblings are ordered by their names, and the walk into a directory by its name with a "/"
+    /// after it, which all its paths start with: taking the children in that order lists the whole
     /// tree in byte order without sorting more than one directory at a time.
     ///
     /// Names are taken as `String(cString:)` makes them: an invalid UTF-8 name is repaired, and
     /// the repaired name is what is looked up (and then not found). Valid names, which are the
     /// bytes themselves, are looked up straight from the directory entry.
     private static func walk(
-        directory fd: Int32, displayPath: String, path: inout [UInt8], into found: inout Found
+        directory fd: Int32, displayPath: String, path: inout [UInt8], into found: inout [CacheListing.Entry]
     ) throws(SystemError) {
         guard let stream = fdopendir(fd) else {
             close(fd)
@@ -71,6 +70,12 @@ public enum CacheScanner {
         let atRoot = path.isEmpty
         var names: [UInt8] = []
         var children: [Child] = []
+        func add(_ child: Child) {
+            children.append(child)
+            if child.item.kind == .directory {
+                children.append(Child(start: child.start, length: child.length, item: child.item, descends: true, names: names))
+            }
+        }
         while true {
             errno = 0
             guard let entry = readdir(stream) else {
@@ -91,7 +96,7 @@ public enum CacheScanner {
                 let length = names.count - start
                 names.append(0)
                 if kind == UInt8(DT_DIR) {
-                    children.append(Child(start: start, length: length, item: LocalItem(kind: .directory, size: 0)))
+                    add(Child(start: start, length: length, item: LocalItem(kind: .directory, size: 0), descends: false, names: names))
                     return nil
                 }
                 var status = stat()
@@ -105,7 +110,7 @@ public enum CacheScanner {
                     if errno == ENOENT { return nil }  // removed while we looked
                     return SystemError("stat", path: displayPath + "/" + String(cString: cName))
                 }
-                children.append(Child(start: start, length: length, item: LocalItem(status)))
+                add(Child(start: start, length: length, item: LocalItem(status), descends: false, names: names))
                 return nil
             }
             if let stop { throw stop }
@@ -119,12 +124,10 @@ public enum CacheScanner {
         for child in children {
             path.removeSubrange(directoryLength...)
             path.append(contentsOf: names[child.start..<(child.start + child.length)])
-            let relative = String(decoding: path, as: UTF8.self)
-            guard child.item.kind == .directory else {
-                found.files.append(CacheListing.Entry(path: relative, item: child.item))
+            guard child.descends else {
+                found.append(CacheListing.Entry(path: String(decoding: path, as: UTF8.self), item: child.item))
                 continue
             }
-            found.directories.append(CacheListing.Entry(path: relative, item: child.item))
             let name = String(decoding: names[child.start..<(child.start + child.length)], as: UTF8.self)
             let subdirectory = openat(dirfd(stream), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             if subdirectory < 0 {
@@ -136,18 +139,20 @@ public enum CacheScanner {
         }
     }
 
-    /// Whether sibling `a` sorts before `b` by name, a directory's name with a "/" after it.
+    /// Whether sibling `a` sorts before `b` by name, with a "/" after the name of a walk into a directory.
     private static func precedes(_ names: UnsafeBufferPointer<UInt8>, _ a: Child, before b: Child) -> Bool {
+        if a.prefix != b.prefix { return a.prefix < b.prefix }
         let common = min(a.length, b.length)
         let order = PathOrder.compare(
             UnsafeBufferPointer(rebasing: names[a.start..<(a.start + common)]),
             UnsafeBufferPointer(rebasing: names[b.start..<(b.start + common)]))
         if order != 0 { return order < 0 }
         // One name starts with the other (they differ: siblings): compare the next byte, "/" after a directory.
-        let nextA: Int = a.length > common ? Int(names[a.start + common]) : (a.item.kind == .directory ? Int(UInt8(ascii: "/")) : -1)
-        let nextB: Int = b.length > common ? Int(names[b.start + common]) : (b.item.kind == .directory ? Int(UInt8(ascii: "/")) : -1)
+        let nextA: Int = a.length > common ? Int(names[a.start + common]) : (a.descends ? Int(UInt8(ascii: "/")) : -1)
+        let nextB: Int = b.length > common ? Int(names[b.start + common]) : (b.descends ? Int(UInt8(ascii: "/")) : -1)
         return nextA < nextB
     }
+
     /// ".", "..", and ".assetsync" at the root.
     private static func isSkipped(_ name: UnsafeBufferPointer<UInt8>, atRoot: Bool) -> Bool {
         let dot = UInt8(ascii: ".")
