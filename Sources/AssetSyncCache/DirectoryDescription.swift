@@ -52,7 +52,7 @@ public enum DirectoryDescription {
         if let twin = listing.twins.first {
             throw .unrepresentable(path: twin.path, rule: "path is another Unicode normalization form of a path already listed")
         }
-        let paths = listing.items.filter { $0.value.kind == .regular }.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let paths = listing.items.filter { $0.item.kind == .regular }.map(\.path)
         for path in paths {
             do { _ = try ManifestRules.path(path) } catch { throw .unrepresentable(path: path, rule: error.problem) }
         }

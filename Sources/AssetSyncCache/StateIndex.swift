@@ -16,9 +16,70 @@ public struct StateIndex: Equatable, Sendable {
     static let fileName = "state"
     package static let header = "assetsync-state 1\n"
 
-    public var records: [String: Record]
+    /// One record and the path whose file it proves.
+    public struct Entry: Equatable, Sendable {
+        public var path: String
+        public var record: Record
 
-    public init(records: [String: Record] = [:]) { self.records = records }
+        public init(path: String, record: Record) {
+            self.path = path
+            self.record = record
+        }
+    }
+
+    /// The records in `PathOrder`, one per path: the order `save` writes and lookups merge-join in.
+    public private(set) var entries: [Entry]
+
+    public init() { entries = [] }
+
+    /// The index of `entries`, given in any order; of two records of one path (byte for byte), the later stays.
+    public init(_ entries: [Entry]) {
+        let order = PathOrder.sortedIndices(entries.count) { entries[$0].path }
+        var sorted: [Entry] = []
+        sorted.reserveCapacity(entries.count)
+        for index in order {
+            if let last = sorted.last, PathOrder.compare(last.path, entries[index].path) == 0 {
+                sorted[sorted.count - 1] = entries[index]
+            } else {
+                sorted.append(entries[index])
+            }
+        }
+        self.entries = sorted
+    }
+
+    public init(records: [String: Record]) { self.init(records.map { Entry(path: $0.key, record: $0.value) }) }
+
+    /// The records by path, for code that wants one or two of them; a run looks records up with `proofs(for:)`.
+    public var records: [String: Record] {
+        get { Dictionary(entries.map { ($0.path, $0.record) }, uniquingKeysWith: { _, later in later }) }
+        set { self = StateIndex(records: newValue) }
+    }
+
+    /// The record of each of `manifestEntries` (nil where the index has none), found by one merge-join
+    /// of the index with the entries in `PathOrder` (`order`, when the caller has it already): no
+    /// dictionary, no hashing.
+    public func proofs(for manifestEntries: [ManifestEntry], inOrder order: [Int]? = nil) -> [Record?] {
+        var proofs = [Record?](repeating: nil, count: manifestEntries.count)
+        if entries.isEmpty { return proofs }
+        entries.withUnsafeBufferPointer { records in
+            manifestEntries.withUnsafeBufferPointer { manifest in
+                var next = 0
+                for index in order ?? PathOrder.sortedIndices(of: manifestEntries) {
+                    while next < records.count {
+                        let comparison = PathOrder.compare(records[next].path, manifest[index].path)
+                        if comparison > 0 { break }
+                        next += 1
+                        if comparison == 0 {
+                            proofs[index] = records[next - 1].record
+                            break
+                        }
+                    }
+                    if next == records.count { break }
+                }
+            }
+        }
+        return proofs
+    }
 
     /// The largest index a valid manifest can leave: each record line is at most twice as long as
     /// its entry's shortest form in a manifest (path, size and CRC), and manifests are bounded.
@@ -52,16 +113,16 @@ public struct StateIndex: Equatable, Sendable {
 
     package func encoded() -> [UInt8] {
         var out = Array(Self.header.utf8)
-        out.reserveCapacity(records.count * 64)
-        for path in records.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            let record = records[path]!
+        out.reserveCapacity(entries.count * 64)
+        for entry in entries {
+            let record = entry.record
             out += "\(CRC32Text.hex(record.crc32)) \(record.size) \(record.mtimeNanoseconds) \(record.inode) ".utf8
-            out += path.utf8
+            out += entry.path.utf8
             out.append(0x0A)
         }
         var crc = CRC32()
         out.withUnsafeBytes { crc.update($0) }
-        out += "end \(records.count) \(CRC32Text.hex(crc.value))\n".utf8
+        out += "end \(entries.count) \(CRC32Text.hex(crc.value))\n".utf8
         return out
     }
 
@@ -75,23 +136,77 @@ public struct StateIndex: Equatable, Sendable {
         var crc = CRC32()
         bytes.withUnsafeBytes { crc.update(UnsafeRawBufferPointer(rebasing: $0[0..<trailerStart])) }
         guard crc.value == expected else { return nil }
-        var records: [String: Record] = [:]
-        records.reserveCapacity(count)
-        var lineStart = header.utf8.count
-        while lineStart < trailerStart {
-            guard let lineEnd = bytes[lineStart..<trailerStart].firstIndex(of: 0x0A) else { return nil }
-            let fields = bytes[lineStart..<lineEnd].split(separator: 0x20, maxSplits: 4, omittingEmptySubsequences: false)
-            guard fields.count == 5,
-                  let crc32 = UInt32(String(decoding: fields[0], as: UTF8.self), radix: 16),
-                  let size = Int64(String(decoding: fields[1], as: UTF8.self)),
-                  let mtime = Int64(String(decoding: fields[2], as: UTF8.self)),
-                  let inode = UInt64(String(decoding: fields[3], as: UTF8.self)),
-                  let path = String(validating: fields[4], as: UTF8.self)
-            else { return nil }
-            records[path] = Record(size: size, mtimeNanoseconds: mtime, inode: inode, crc32: crc32)
-            lineStart = lineEnd + 1
+        var entries: [Entry] = []
+        entries.reserveCapacity(count)
+        var inOrder = true
+        let parsed: Bool = bytes.withUnsafeBufferPointer { bytes in
+            var lineStart = header.utf8.count
+            while lineStart < trailerStart {
+                guard let entry = Self.record(in: bytes, from: &lineStart, to: trailerStart) else { return false }
+                if inOrder, let last = entries.last, PathOrder.compare(last.path, entry.path) >= 0 { inOrder = false }
+                entries.append(entry)
+            }
+            return true
         }
-        guard records.count == count else { return nil }
-        return StateIndex(records: records)
+        guard parsed, entries.count == count else { return nil }
+        if inOrder { return StateIndex(sorted: entries) }
+        // Written by another tool: sorted here, and a path listed twice makes the file foreign.
+        let index = StateIndex(entries)
+        return index.entries.count == count ? index : nil
+    }
+
+    private init(sorted: [Entry]) { entries = sorted }
+
+    /// Parses the record line (`crc32 size mtime_ns inode path`) that starts at `start`, and moves
+    /// `start` past it; nil for a malformed line.
+    private static func record(in bytes: UnsafeBufferPointer<UInt8>, from start: inout Int, to end: Int) -> Entry? {
+        var offset = start
+        guard let crc32 = number(in: bytes, at: &offset, radix: 16).flatMap({ UInt32(exactly: $0) }),
+              let size = number(in: bytes, at: &offset, radix: 10).flatMap({ Int64(exactly: $0) }),
+              let mtime = signedNumber(in: bytes, at: &offset),
+              let inode = number(in: bytes, at: &offset, radix: 10)
+        else { return nil }
+        var lineEnd = offset
+        while lineEnd < end, bytes[lineEnd] != 0x0A { lineEnd += 1 }
+        guard lineEnd < end, let path = String(validating: UnsafeBufferPointer(rebasing: bytes[offset..<lineEnd]), as: UTF8.self)
+        else { return nil }
+        start = lineEnd + 1
+        return Entry(path: path, record: Record(size: size, mtimeNanoseconds: mtime, inode: inode, crc32: crc32))
+    }
+
+    /// The digits at `offset` up to the next space, which `offset` moves past; nil when there are none,
+    /// another byte comes first, or the value overflows.
+    private static func number(in bytes: UnsafeBufferPointer<UInt8>, at offset: inout Int, radix: UInt64) -> UInt64? {
+        var value: UInt64 = 0
+        var index = offset
+        while index < bytes.count, bytes[index] != 0x20 {
+            let byte = bytes[index]
+            let digit: UInt64
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: digit = UInt64(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: digit = UInt64(byte - UInt8(ascii: "A") + 10)
+            default: return nil
+            }
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: radix)
+            let (sum, carry) = shifted.addingReportingOverflow(digit)
+            guard !overflow, !carry else { return nil }
+            value = sum
+            index += 1
+        }
+        guard index > offset, index < bytes.count else { return nil }
+        offset = index + 1
+        return value
+    }
+
+    /// A decimal `Int64` that may start with "-", as `number` reads it.
+    private static func signedNumber(in bytes: UnsafeBufferPointer<UInt8>, at offset: inout Int) -> Int64? {
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "-") else {
+            return number(in: bytes, at: &offset, radix: 10).flatMap { Int64(exactly: $0) }
+        }
+        var index = offset + 1
+        guard let magnitude = number(in: bytes, at: &index, radix: 10), magnitude <= UInt64(Int64.max) + 1 else { return nil }
+        offset = index
+        return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
     }
 }

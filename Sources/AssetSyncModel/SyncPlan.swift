@@ -29,41 +29,37 @@ public struct SyncPlan: Equatable, Sendable {
     public init(items: [Item]) { self.items = items }
 
     /// Classifies every manifest entry, then lists the extras in path order. A file of the right
-    /// size is `current` when `state` holds a record of it that still describes it (same size,
-    /// mtime and inode) with the manifest's CRC-32, and `check` otherwise; pass no `proofs`
-    /// to check every such file (`--verify`).
+    /// size is `current` when `proofs[index]`, the state index's record of entry `index`, still
+    /// describes it (same size, mtime and inode) with the manifest's CRC-32, and `check` otherwise;
+    /// pass no `proofs` to check every such file (`--verify`).
     ///
-    /// The cache is only looked up, never copied: the extras are sought (on a copy, as entries
-    /// are crossed off) only when the cache holds more files than the manifest matched.
-    public init(manifest: Manifest, cache: CacheListing, proofs: [String: FileProof]?) {
+    /// The cache is matched with the manifest in one merge-join in byte order (`order`, the
+    /// entries' `PathOrder.sortedIndices`, when the caller has it), which also yields the extras,
+    /// already in order.
+    public init(manifest: Manifest, cache: CacheListing, proofs: [FileProof?]?, inOrder order: [Int]? = nil) {
+        let (locals, extras) = cache.match(manifest.entries, inOrder: order)
         var items: [Item] = []
-        items.reserveCapacity(manifest.entries.count)
-        var matchedFiles = 0
+        items.reserveCapacity(manifest.entries.count + extras.count)
         manifest.entries.withUnsafeBufferPointer { entries in
             for index in entries.indices {  // field by field: copying whole entries showed in profiles
-                let path = entries[index].path
                 let size = entries[index].size
-                let local = cache.isEmpty ? nil : cache.item(at: path)
+                let local = locals[index]
                 let action: Action
                 switch local {
                 case nil: action = .new
                 case let item? where item.kind == .regular && item.size == size:
-                    if let record = proofs?[path], record.crc32 == entries[index].crc32, record.describes(item) {
+                    if let record = proofs?[index], record.crc32 == entries[index].crc32, record.describes(item) {
                         action = .current
                     } else {
                         action = .check
                     }
                 default: action = .changed
                 }
-                if let local, local.kind != .directory { matchedFiles += 1 }
-                items.append(Item(action: action, path: path, size: size, local: local))
+                items.append(Item(action: action, path: entries[index].path, size: size, local: local))
             }
         }
-        if cache.fileCount > matchedFiles {
-            let extras = cache.files(notIn: manifest.entries.map(\.path)).sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-            for (path, local) in extras {
-                items.append(Item(action: .extra, path: path, size: local.size, local: local))
-            }
+        for extra in extras {
+            items.append(Item(action: .extra, path: extra.path, size: extra.item.size, local: extra.item))
         }
         self.items = items
     }

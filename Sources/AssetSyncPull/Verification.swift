@@ -8,10 +8,9 @@ public enum Verification {
     public static func run(manifest: Manifest, root: CacheRoot) throws(SystemError) -> [ContentCheck.Verdict] {
         let verdicts = ContentCheck.verdicts(of: manifest.entries, in: root)
         let previous = StateIndex.load(from: root)
-        var next = StateIndex()
-        for (entry, verdict) in zip(manifest.entries, verdicts) {
-            if let proof = verdict.proof { next.records[entry.path] = proof }
-        }
+        let next = StateIndex(zip(manifest.entries, verdicts).compactMap { entry, verdict in
+            verdict.proof.map { StateIndex.Entry(path: entry.path, record: $0) }
+        })
         if next != previous { try next.save(to: root) }
         return verdicts
     }
