@@ -37,7 +37,7 @@ final class PullTransfers: TransferEngineDelegate {
         do {
             let partial = try PartialFile(
                 root: root, entry: request.entry, name: partialNames[request.entry.path]!, buffer: readBuffer,
-                resumable: ResumeRecord.canResume)
+                resumable: ResumeRecord.canResume, inSegments: { ResumeRecord(fields: $0)?.segments != nil })
             partials[ObjectIdentifier(partial)] = partial
             return partial
         } catch {
@@ -86,9 +86,9 @@ final class PullTransfers: TransferEngineDelegate {
         return ready
     }
 
-    /// The partial this delegate opened as `download`'s sink.
+    /// The partial this delegate opened as `download`'s file's sink.
     private func partial(of download: Download) -> PartialFile {
-        partials[ObjectIdentifier(download.sink)]!
+        partials[ObjectIdentifier(download.fileSink)]!
     }
 
     func started(path: String, size: Int64, resumingAt offset: Int64, url: String) {

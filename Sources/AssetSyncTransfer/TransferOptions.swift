@@ -30,5 +30,11 @@ public struct TransferOptions: Sendable {
     /// Bytes libcurl hands to each write: 128 KiB measured fastest here (see bench/pull).
     public var bufferSize = 128 << 10
 
+    /// A file of at least this many bytes is fetched as several ranges at once, each segment at
+    /// least this long (see `segments`).
+    public var segmentThreshold: Int64 = 128 << 20
+    /// The most ranges one large file is fetched as at once; each counts as one of `jobs`.
+    public var segments = 4
+
     public init() {}
 }

@@ -8,3 +8,5 @@ int asc_syncfs(int fd) { return syncfs(fd); }
 int asc_start_writeback(int fd, int64_t offset, int64_t count) {
     return sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE);
 }
+
+int asc_fallocate(int fd, int64_t offset, int64_t count) { return fallocate(fd, 0, offset, count); }

@@ -11,4 +11,7 @@ int asc_syncfs(int fd);
 /// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: start writeback of a range without waiting.
 int asc_start_writeback(int fd, int64_t offset, int64_t count);
 
+/// fallocate(2) with mode 0: reserve blocks for `count` bytes from `offset` (EOPNOTSUPP where the file system cannot).
+int asc_fallocate(int fd, int64_t offset, int64_t count);
+
 #endif
