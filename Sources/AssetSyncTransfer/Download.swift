@@ -164,6 +164,7 @@ package final class Download {
         }
         requestedOffset = sink.offset
         attemptStartOffset = sink.offset
+        recordedOffset = sink.offset
         // After a CRC mismatch, a cache between here and the origin may hold a stale copy: ask past it.
         var headers = crcRestarts > 0 ? ["Cache-Control: no-cache", "Pragma: no-cache"] : []
         if isSegment {

@@ -21,7 +21,7 @@ final class SegmentedFile {
     private(set) var record: ResumeRecord?
     /// Retries counted for the file as a whole, as for a download in one stream.
     var attemptsOnURL = 0
-    /// The file's result was told (or it became one stream): its segments are over.
+    /// The file is proven, failed or became one stream: its segments are over.
     var ended = false
     private let options: TransferOptions
     private let clock: () -> Double
@@ -116,9 +116,11 @@ final class SegmentedFile {
     var attempts: Int { lead.attempts + members.dropFirst().lazy.map { max(0, $0.attempts - 1) }.reduce(0, +) }
     var transferred: Int64 { members.lazy.map(\.transferred).saturatingSum() }
 
-    /// A segment holds its every byte: when all do, their CRCs join into the file's proof.
+    /// A segment holds its every byte: when all do, their CRCs join into the file's proof (once,
+    /// though several segments may end in one step).
     func segmentComplete() -> Download.Next {
-        guard unreleased.isEmpty, members.allSatisfy({ $0.sink.offset == $0.range.upperBound }) else { return .segmentDone }
+        guard !ended, unreleased.isEmpty, members.allSatisfy({ $0.sink.offset == $0.range.upperBound }) else { return .segmentDone }
+        ended = true
         if let reason = members.lazy.compactMap({ $0.sink.mismatch() }).first { return .oneStream(reason: reason, fresh: true) }
         file.joinSegments()
         if let reason = file.mismatch() { return .oneStream(reason: "\(reason); downloading again from zero", fresh: true) }
