@@ -123,7 +123,7 @@ final class SegmentedFile {
         ended = true
         if let reason = members.lazy.compactMap({ $0.sink.mismatch() }).first { return .oneStream(reason: reason, fresh: true) }
         file.joinSegments()
-        if let reason = file.mismatch() { return .oneStream(reason: "\(reason); downloading again from zero", fresh: true) }
+        if let reason = file.mismatch() { return .oneStream(reason: reason, fresh: true) }
         return .proven
     }
 
