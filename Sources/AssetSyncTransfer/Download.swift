@@ -287,6 +287,8 @@ package final class Download {
         }
         if case .oneStream(let reason)? = attemptFailure { return .oneStream(reason: reason, fresh: false) }
         if attemptFailure == nil, status >= 400 { attemptFailure = .httpStatus(status) }
+        // A segment's connection may fail after its last byte: a retry could only ask for an empty range.
+        if isSegment, bodyAccepted, attemptFailure == nil, sink.offset == range.upperBound { return verify() }
         if attemptFailure == nil, code == CURLE_OK {
             if (300..<400).contains(status) { return followRedirect() }
             if !bodyAccepted {  // a response with an empty body never reached the write callback
