@@ -211,6 +211,8 @@ package final class TransferEngine {
             }
             finish(result)
         case .stopRun(let result):
+            // The other segments keep their bytes for the next run; the file's result is told once.
+            endSegments(of: download.entry.path).forEach { $0.suspend() }
             finish(result)
             stopRequested = true
         case .segmentDone:
@@ -232,8 +234,8 @@ package final class TransferEngine {
         }
     }
 
-    /// Takes a segmented file's segments off the transfers (its result is told, or it becomes one
-    /// stream) and returns those it took; the file is no longer segmented.
+    /// Takes a segmented file's segments off the transfers (its result is about to be told, or it
+    /// becomes one stream) and returns those it took.
     @discardableResult
     private func endSegments(of path: String) -> [Download] {
         guard let file = segmented[path], !file.ended else { return [] }

@@ -113,6 +113,22 @@ import Testing
         #expect(delegate.inner.lines.contains { $0.hasPrefix("retry big after ") && $0.hasSuffix("the server closed the response after 2 of 4 bytes") })
     }
 
+    @Test("item 3: a full disk under one segment stops the run: the file fails once, the others keep their bytes in the record")
+    func fullDiskInASegmentFailsTheFileOnce() {
+        let multiplexer = ScriptedMultiplexer(responses: [
+            "big": [Self.part(0..<4), Self.part(4..<8), Self.part(8..<12), Self.part(12..<16)],
+        ])
+        let delegate = SegmentingDelegate(bodies: [:])
+        delegate.file.fullDiskAt = 13
+        let engine = engine([("big", 16)], jobs: 8, multiplexer: multiplexer, delegate: delegate)
+        #expect(engine.run() == .stoppedByLocalError)
+        #expect(delegate.inner.lines.filter { $0.hasPrefix("finished") }.count == 1)
+        #expect(engine.results.count == 1)
+        // The record names each segment's bytes, the failed one's included.
+        let segments = delegate.file.saved?["segments"] ?? ""
+        #expect(segments.hasPrefix("0-4+") && segments.contains(",12-16+1"), "\(segments)")
+    }
+
     @Test("item 3: a segment naming another version than the first makes the file one stream from zero")
     func versionChangeMakesOneStream() {
         let multiplexer = ScriptedMultiplexer(responses: [

@@ -1,3 +1,4 @@
+import Glibc
 @testable import AssetSyncSystem
 @testable import AssetSyncTransfer
 
@@ -10,6 +11,8 @@ final class MemorySegmentedSink: SegmentableSink {
     let resumeFields: [String: String]? = nil
     private(set) var saved: [String: String]?
     private var views: [View] = []
+    /// A write covering this offset fails as a full disk does.
+    var fullDiskAt: Int64?
 
     init(expected: [UInt8]) {
         self.expected = expected
@@ -57,7 +60,13 @@ final class MemorySegmentedSink: SegmentableSink {
         }
 
         var resumeFields: [String: String]? { file.resumeFields }
-        func append(_ bytes: UnsafeRawBufferPointer) { file.write(bytes, at: offset); offset += Int64(bytes.count) }
+        func append(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+            if let full = file.fullDiskAt, (offset..<offset + Int64(bytes.count)).contains(full) {
+                throw SystemError("write", path: "big", code: ENOSPC)
+            }
+            file.write(bytes, at: offset)
+            offset += Int64(bytes.count)
+        }
         func restart() { offset = range.lowerBound }
         func discard() { file.discard() }
         func saveResume(_ fields: [(key: String, value: String?)]) { file.saveResume(fields) }
