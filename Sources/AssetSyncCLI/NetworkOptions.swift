@@ -41,6 +41,9 @@ package enum NetworkOptions {
     package static let retryDelay = NumericSetting(source: .environment("ASSETSYNC_RETRY_DELAY"), kind: .decimal, range: 0...3_600, unit: "seconds")
     package static let bufferSize = NumericSetting(
         source: .environment("ASSETSYNC_BUFFER_SIZE"), kind: .whole, range: 16_384...10_485_760, unit: "bytes")
+    package static let segments = NumericSetting(source: .environment("ASSETSYNC_SEGMENTS"), kind: .whole, range: 1...64)
+    package static let segmentThreshold = NumericSetting(
+        source: .environment("ASSETSYNC_SEGMENT_THRESHOLD"), kind: .whole, range: 1...Double(1 << 50), unit: "bytes")
 
     /// The transfer options these options and variables give; a bad value is a usage error of `command`.
     package static func parse(_ arguments: ParsedArguments, environment: [String: String], command: String) throws(UsageError) -> TransferOptions {
@@ -79,6 +82,10 @@ package enum NetworkOptions {
         if let seconds = try stallTimeout.value(in: arguments, environment: environment, command: command) { options.stallTimeout = Int(seconds) }
         if let seconds = try retryDelay.value(in: arguments, environment: environment, command: command) { options.retryBaseDelay = seconds }
         if let bytes = try bufferSize.value(in: arguments, environment: environment, command: command) { options.bufferSize = Int(bytes) }
+        if let count = try segments.value(in: arguments, environment: environment, command: command) { options.segments = Int(count) }
+        if let bytes = try segmentThreshold.value(in: arguments, environment: environment, command: command) {
+            options.segmentThreshold = Int64(bytes)
+        }
         return options
     }
 }

@@ -22,6 +22,8 @@ package final class PartialFile {
     /// Whether a resume record of this run's bytes may be on disk: found at open or saved since.
     /// Without one (a small file keeps none) there is no record to remove at commit.
     private(set) var hasResumeRecord = false
+    /// The segments being written when the file is fetched in segments, in the order made.
+    private var segments: [PartialSegment] = []
 
     var partName: String { name + ".part" }
     var recordName: String { name + ".resume" }
@@ -30,10 +32,11 @@ package final class PartialFile {
     /// Opens the partial for `entry` and takes its lock: a partial has one writer, so one that
     /// another process holds locked is left alone, never truncated. A record of the same entry
     /// whose fields `resumable` accepts continues from the bytes on disk (re-read to rebuild the
-    /// CRC); anything else starts from zero.
+    /// CRC); anything else starts from zero. A record that `inSegments` accepts keeps the bytes
+    /// for segments to continue (each re-reads its own), and the offset at zero.
     package init(
         root: CacheRoot, entry: ManifestEntry, name: String, buffer: UnsafeMutableRawBufferPointer,
-        resumable: ([String: String]) -> Bool
+        resumable: ([String: String]) -> Bool, inSegments: ([String: String]) -> Bool = { _ in false }
     ) throws(CacheError) {
         self.root = root
         self.entry = entry
@@ -42,8 +45,11 @@ package final class PartialFile {
         self.fd = fd
         let path = root.path + "/.assetsync/partial/" + name + ".part"
         do throws(SystemError) {
-            if onDisk > 0, onDisk <= entry.size, let fields = Self.resumeFields(root: root, name: name, entry: entry),
-               resumable(fields) {
+            let fields = onDisk > 0 && onDisk <= entry.size ? Self.resumeFields(root: root, name: name, entry: entry) : nil
+            if let fields, resumable(fields), inSegments(fields) {
+                resumeFields = fields
+                hasResumeRecord = true
+            } else if let fields, resumable(fields) {
                 resumeFields = fields
                 hasResumeRecord = true
                 crc = CRC32(resumingFrom: try CRC32.of(fd: fd, length: onDisk, buffer: buffer, path: path))
@@ -104,6 +110,7 @@ package final class PartialFile {
         crc = CRC32()
         resumeFields = nil
         hasResumeRecord = false
+        segments = []
         unlinkat(root.partialFD, recordName, 0)
     }
 
@@ -181,6 +188,46 @@ package final class PartialFile {
         crc = CRC32()
         resumeFields = nil
         hasResumeRecord = false
+        segments = []
+    }
+
+    /// Reserves blocks for the whole file before segments write at scattered offsets; only a hint.
+    package func preallocate() {
+        FileDescriptor(fd).preallocate(length: entry.size)
+    }
+
+    /// A segment over `range` holding its first `done` bytes already (see `PartialSegment`).
+    package func segment(_ range: Range<Int64>, done: Int64, buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> PartialSegment {
+        let segment = try PartialSegment(file: self, range: range, done: done, buffer: buffer)
+        segments.append(segment)
+        return segment
+    }
+
+    /// Takes the segments' bytes as the file's: the offset where they stop running on from zero
+    /// without a gap, and their CRCs joined in file order (zlib's `crc32_combine`).
+    package func joinSegments() {
+        var joined = CRC32()
+        var end: Int64 = 0
+        for segment in segments.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) where segment.range.lowerBound == end {
+            joined = CRC32(resumingFrom: CRC32.combine(joined.value, segment.crc.value, segment.offset - end))
+            end = segment.offset
+        }
+        offset = end
+        crc = joined
+    }
+
+    /// The CRC-32 of `length` bytes from `start`; nil when the file ends before them.
+    func crc(from start: Int64, length: Int64, buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> UInt32? {
+        var crc = CRC32()
+        var position = start
+        while position < start + length {
+            let wanted = Int(min(Int64(buffer.count), start + length - position))
+            let got = try FileDescriptor(fd, path: displayPath).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), at: position)
+            if got == 0 { return nil }
+            crc.update(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+            position += Int64(got)
+        }
+        return crc.value
     }
 
     static let resumeHeader = "assetsync-resume 1"

@@ -1,9 +1,11 @@
 import AssetSyncCache
-import AssetSyncTransfer
+package import AssetSyncSystem
+package import AssetSyncTransfer
 
 /// A partial file is where a pull's downloads write: the transfer layer streams into it
 /// and keeps its resume fields there, and a size or CRC-32 mismatch is found before commit.
-extension PartialFile: DownloadSink {
+/// A large file is written as segments, each a sink of its own (`PartialSegment`).
+extension PartialFile: SegmentableSink {
     package func mismatch() -> String? {
         do {
             try Committer.verify(self)
@@ -14,5 +16,13 @@ extension PartialFile: DownloadSink {
             case .local(let error): return error.description
             }
         }
+    }
+
+    package func segment(_ range: Range<Int64>, done: Int64) throws(SystemError) -> any DownloadSink {
+        guard done > 0 else { return try segment(range, done: 0, buffer: UnsafeMutableRawBufferPointer(start: nil, count: 0)) }
+        // Page-aligned, as for a whole partial's re-read.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)
+        defer { buffer.deallocate() }
+        return try segment(range, done: done, buffer: buffer)
     }
 }

@@ -25,7 +25,6 @@ final class PullTransfers: TransferEngineDelegate {
     private(set) var proofs: [String: StateIndex.Record] = [:]
     /// Writes the bytes of files larger than one of its buffers, on other cores than this thread's.
     private let writers: WriterPool
-    private var sinksOpened = 0
     /// Writer threads, and the size of each write: measured on set B of bench/peers (see docs/performance.md).
     static let writeLanes = 4
     static let writeBufferSize = 512 << 10
@@ -49,12 +48,11 @@ final class PullTransfers: TransferEngineDelegate {
         do {
             let partial = try PartialFile(
                 root: root, entry: request.entry, name: partialNames[request.entry.path]!, buffer: readBuffer,
-                resumable: ResumeRecord.canResume)
+                resumable: ResumeRecord.canResume, inSegments: { ResumeRecord(fields: $0)?.segments != nil })
             // A file that fits in one buffer gains nothing from a handoff to another thread.
             let queued = partial.entry.size > Int64(writers.bufferSize)
             if queued { partial.enableDirectWrites() }
-            let sink: any DownloadSink = queued ? QueuedSink(partial, pool: writers, lane: sinksOpened % writers.lanes) : partial
-            sinksOpened += 1
+            let sink = queued ? QueuedSink.wrapping(partial, pool: writers) : partial
             partials[ObjectIdentifier(sink)] = partial
             return sink
         } catch {
@@ -103,9 +101,9 @@ final class PullTransfers: TransferEngineDelegate {
         return ready
     }
 
-    /// The partial this delegate opened as `download`'s sink.
+    /// The partial this delegate opened as `download`'s file's sink.
     private func partial(of download: Download) -> PartialFile {
-        partials[ObjectIdentifier(download.sink)]!
+        partials[ObjectIdentifier(download.fileSink)]!
     }
 
     func started(path: String, size: Int64, resumingAt offset: Int64, url: String) {

@@ -65,6 +65,12 @@ package struct FileDescriptor {
         asc_openat_direct(directory, name, flags)
     }
 
+    /// Reserves blocks for the first `length` bytes, so that writes at scattered offsets find them
+    /// together; only a hint: a file system that cannot (EOPNOTSUPP) or a full disk is found by the writes.
+    package func preallocate(length: Int64) {
+        _ = asc_fallocate(raw, 0, length)
+    }
+
     package func status() throws(SystemError) -> stat {
         var status = stat()
         _ = try retryingInterrupts("stat", path: path) { fstat(raw, &status) }

@@ -36,13 +36,18 @@ package final class PendingWork<Failure: Error>: @unchecked Sendable {
         pthread_cond_broadcast(ended)
     }
 
-    /// Waits for every piece begun, then returns and forgets the first error met.
+    /// Waits for every piece begun, then returns the first error met (kept until `reset()`).
     package func wait() -> Failure? {
         pthread_mutex_lock(lock)
         defer { pthread_mutex_unlock(lock) }
         while running > 0 { pthread_cond_wait(ended, lock) }
-        defer { failure = nil }
         return failure
+    }
+
+    /// Waits for every piece begun and forgets the error met: what follows starts afresh.
+    package func reset() {
+        _ = wait()
+        locked { failure = nil }
     }
 
     private func locked<T>(_ body: () -> T) -> T {

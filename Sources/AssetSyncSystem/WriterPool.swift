@@ -10,6 +10,7 @@ package final class WriterPool {
     private let shared: Shared
     private let storage: UnsafeMutableRawPointer
     private var threads: [JoinableThread<Void>] = []
+    private var lanesGiven = 0
 
     /// - Parameters:
     ///   - lanes: writer threads (at least one).
@@ -31,6 +32,12 @@ package final class WriterPool {
         shared.close()
         for thread in threads { thread.join() }
         storage.deallocate()
+    }
+
+    /// The lane for the next writer, in turn, so that writers spread over the threads.
+    package func nextLane() -> Int {
+        defer { lanesGiven += 1 }
+        return lanesGiven % lanes
     }
 
     /// A free buffer of `bufferSize` bytes, waiting for one; give it back with `returnBuffer`.

@@ -4,9 +4,9 @@ import CCurl
 import CCurlShim
 import Glibc
 
-/// One file's download: its sink, its easy handle, the URLs to try, and
-/// the state of the current attempt. The easy handle's callbacks reach this
-/// owner through their user data. Lives on the transfer thread only.
+/// One file's download, or one segment of a file fetched in segments (`SegmentedFile`): its sink,
+/// its easy handle, the URLs to try, and the state of the current attempt. The easy handle's
+/// callbacks reach this owner through their user data. Lives on the transfer thread only.
 package final class Download {
     package let entry: ManifestEntry
     let action: SyncPlan.Action
@@ -21,9 +21,16 @@ package final class Download {
     private var route: RequestRoute
     var currentURL: String { route.url }
     /// Attempts on the current URL that count against `--retries`.
-    private(set) var attemptsOnURL = 0
+    private var ownAttemptsOnURL = 0
     private(set) var attempts = 0
     private var crcRestarts = 0
+    /// The bytes of the file this download fetches: all of them, or one segment's.
+    let range: Range<Int64>
+    /// The file this download is a segment of; nil for a file in one stream.
+    private(set) weak var group: SegmentedFile?
+    private var isSegment: Bool { group != nil }
+    /// This segment's offset when its file's record last noted it.
+    private var recordedOffset: Int64 = 0
     /// Which version of the file the bytes in the sink are; nil while they start from zero.
     private var record: ResumeRecord?
     /// Whether the reporter has heard of this download starting.
@@ -53,6 +60,9 @@ package final class Download {
         case bodyTooLong
         case stalled(Liveness.Verdict)
         case local(SystemError)
+        /// A segment's response that makes its file one stream: the server ignores `Range`, or the
+        /// file changed between segments.
+        case oneStream(String)
     }
 
     /// What the engine does next with this download.
@@ -63,19 +73,44 @@ package final class Download {
         case done(FileResult)
         /// A local error that stops every transfer.
         case stopRun(FileResult)
+        /// This segment holds all its bytes; others of its file are still under way.
+        case segmentDone
+        /// The segmented file is fetched again as one stream from zero (`fresh`: past any cache, after
+        /// a CRC mismatch), from this download's current URL on.
+        case oneStream(reason: String, fresh: Bool)
     }
 
-    /// - Parameter clock: monotonic seconds, for stall checks.
+    /// Retries on the current URL counted against `--retries`: for the file as a whole when this is a segment.
+    private var attemptsOnURL: Int {
+        get { group?.attemptsOnURL ?? ownAttemptsOnURL }
+        set { if let group { group.attemptsOnURL = newValue } else { ownAttemptsOnURL = newValue } }
+    }
+
+    /// The sink of the whole file: this download's own, or the segmented file's.
+    package var fileSink: any DownloadSink { group?.file ?? sink }
+
+    /// Continues the count of what came before this download: the segments it replaces.
+    func carry(attempts: Int, transferred: Int64, crcRestarts: Int) {
+        self.attempts = attempts
+        self.transferred = transferred
+        self.crcRestarts = crcRestarts
+    }
+
+    /// - Parameters:
+    ///   - clock: monotonic seconds, for stall checks.
+    ///   - segment: the file and the range this download fetches when it is one of its segments.
     init(
         entry: ManifestEntry, action: SyncPlan.Action, urls: [String], sink: any DownloadSink, options: TransferOptions,
-        clock: @escaping () -> Double
+        clock: @escaping () -> Double, segment: (file: SegmentedFile, range: Range<Int64>)? = nil
     ) {
         self.clock = clock
         self.entry = entry
         self.action = action
         self.urls = urls
         self.sink = sink
-        record = sink.resumeFields.flatMap(ResumeRecord.init(fields:))
+        range = segment?.range ?? 0..<entry.size
+        group = segment?.file
+        record = segment.map(\.file.record) ?? sink.resumeFields.flatMap(ResumeRecord.init(fields:))
         self.options = options
         route = RequestRoute(urls[0], scope: options.credentialScope)
         liveness = Liveness(silence: options.stallTimeout, minimumRate: options.speedLimit, window: options.speedTime, now: 0)
@@ -122,16 +157,21 @@ package final class Download {
             silence: options.stallTimeout, minimumRate: liveness.minimumRate, window: options.speedTime, now: clock())
         easy.clearError()
         let validator = record?.ifRange.flatMap(ResponseHead.validator)
-        if sink.offset > 0, validator == nil {
+        if !isSegment, sink.offset > 0, validator == nil {
             let kept = sink.offset
             try? restartFromZero()
             if announced { restarted?(kept, "no usable ETag or Last-Modified to resume with") }
         }
         requestedOffset = sink.offset
         attemptStartOffset = sink.offset
+        recordedOffset = sink.offset
         // After a CRC mismatch, a cache between here and the origin may hold a stale copy: ask past it.
         var headers = crcRestarts > 0 ? ["Cache-Control: no-cache", "Pragma: no-cache"] : []
-        if requestedOffset > 0, let validator {
+        if isSegment {
+            // The lead's first request names no version yet: its response does, and the others then ask for it.
+            easy.set(CURLOPT_RANGE, "\(requestedOffset)-\(range.upperBound - 1)")
+            if let validator { headers.append("If-Range: \(validator)") }
+        } else if requestedOffset > 0, let validator {
             easy.set(CURLOPT_RANGE, "\(requestedOffset)-")
             headers.append("If-Range: \(validator)")
         } else {
@@ -169,7 +209,7 @@ package final class Download {
             }
             bodyAccepted = true
         }
-        let allowed = Int(min(Int64(count), entry.size - sink.offset))
+        let allowed = Int(min(Int64(count), range.upperBound - sink.offset))
         if allowed > 0 {
             do {
                 try sink.append(UnsafeRawBufferPointer(start: buffer, count: allowed))
@@ -178,6 +218,12 @@ package final class Download {
                 return 0
             }
             transferred += Int64(allowed)
+            if let group, sink.offset - recordedOffset >= group.recordInterval(range) {
+                // A segment's progress lives only in the record: keep it, so that a run killed here
+                // continues these bytes. A record that fails to save costs only bytes, never correctness.
+                try? group.saveRecord(via: sink)
+                recordedOffset = sink.offset
+            }
         }
         if allowed < count {
             attemptFailure = .bodyTooLong
@@ -191,10 +237,14 @@ package final class Download {
     private func acceptResponse() -> AttemptFailure? {
         switch head.status {
         case 206:
-            guard requestedOffset > 0, let range = head.range, range.first == requestedOffset,
-                  range.last < entry.size, range.total.map({ $0 == entry.size }) ?? true
+            guard requestedOffset > 0 || isSegment, let answered = head.range, answered.first == requestedOffset,
+                  answered.last < range.upperBound, answered.total.map({ $0 == entry.size }) ?? true
             else { return .wrongContentRange(head.contentRange ?? "(none)") }
         case 200:
+            if let group {
+                return .oneStream(
+                    group.awaitingLead ? "the server ignores Range" : "the file changed on the server between its segments")
+            }
             if sink.offset > 0 {
                 let kept = sink.offset
                 do { try restartFromZero() } catch { return .local(error) }
@@ -205,6 +255,7 @@ package final class Download {
         default:
             return .unexpectedStatus(head.status)
         }
+        if let group { return acceptSegment(of: group) }
         // A 206 without validators continues the version the record already names.
         let keep = head.status == 206 && head.etag == nil && head.lastModified == nil ? record : nil
         let fresh = ResumeRecord(url: currentURL, etag: keep?.etag ?? head.etag, lastModified: keep?.lastModified ?? head.lastModified)
@@ -218,6 +269,21 @@ package final class Download {
     /// Whether the file is large enough to keep a resume record for the next run.
     private var keepsResumeRecord: Bool { entry.size >= options.minimumResumableSize }
 
+    /// A segment's 206: the lead's first one names the version and releases the other segments,
+    /// which must name the same one (If-Range asked for it; a server may still answer otherwise).
+    private func acceptSegment(of group: SegmentedFile) -> AttemptFailure? {
+        if group.awaitingLead {
+            let named = ResumeRecord(url: currentURL, etag: head.etag, lastModified: head.lastModified)
+            guard named.ifRange != nil else { return .oneStream("no ETag or Last-Modified holds the segments to one version") }
+            record = named
+            do { try group.release(named) } catch { return .local(error) }
+        } else if let record, !record.sameVersion(as: head) {
+            return .oneStream("the file changed on the server between its segments")
+        }
+        do { try group.saveRecord(via: sink) } catch { return .local(error) }
+        return nil
+    }
+
     /// Decides what follows a finished attempt.
     func complete(_ code: CURLcode) -> Next {
         let status = head.status
@@ -225,7 +291,10 @@ package final class Download {
         if case .local(let error)? = attemptFailure {
             return stop(error)
         }
+        if case .oneStream(let reason)? = attemptFailure { return .oneStream(reason: reason, fresh: false) }
         if attemptFailure == nil, status >= 400 { attemptFailure = .httpStatus(status) }
+        // A segment's connection may fail after its last byte: a retry could only ask for an empty range.
+        if isSegment, bodyAccepted, attemptFailure == nil, sink.offset == range.upperBound { return verify() }
         if attemptFailure == nil, code == CURLE_OK {
             if (300..<400).contains(status) { return followRedirect() }
             if !bodyAccepted {  // a response with an empty body never reached the write callback
@@ -233,8 +302,9 @@ package final class Download {
                 bodyAccepted = attemptFailure == nil
             }
             if bodyAccepted {
-                if sink.offset == entry.size { return verify() }
-                return transient("the server closed the response after \(sink.offset) of \(entry.size) bytes", status: status)
+                if sink.offset == range.upperBound { return verify() }
+                return transient(
+                    "the server closed the response after \(sink.offset - range.lowerBound) of \(range.count) bytes", status: status)
             }
         }
         switch attemptFailure {
@@ -259,7 +329,7 @@ package final class Download {
                 url: currentURL))
         case .stalled(let verdict)?:
             return transient(liveness.describe(verdict), status: status == 0 ? nil : status)
-        case .local?, nil:
+        case .local?, .oneStream?, nil:
             break
         }
         // curl's words may quote the server (a certificate's name, a proxy's answer).
@@ -279,6 +349,7 @@ package final class Download {
     /// The whole body is here: proven by size and CRC, it goes to the engine's delegate to be
     /// committed; otherwise the bytes are discarded and fetched once more from zero.
     private func verify() -> Next {
+        if let group { return group.segmentComplete() }
         guard let reason = sink.mismatch() else { return .proven }
         crcRestarts += 1
         guard crcRestarts <= 1 else {
@@ -298,7 +369,7 @@ package final class Download {
 
     /// Drops the bytes and the record: the next response starts from zero.
     private func restartFromZero() throws(SystemError) {
-        record = nil
+        if !isSegment { record = nil }  // a segment's record is its file's version, which still holds
         try sink.restart()
     }
 
@@ -325,6 +396,7 @@ package final class Download {
         guard urlIndex < urls.count else {
             return .done(result(.failed(failure)))
         }
+        if isSegment { return .oneStream(reason: "\(failure.reason); trying mirror \(urlIndex)", fresh: false) }
         route = RequestRoute(urls[urlIndex], scope: options.credentialScope)
         attemptsOnURL = 0
         return .retry(after: 0, reason: "\(failure.reason); trying mirror \(urlIndex)")
@@ -336,13 +408,17 @@ package final class Download {
     }
 
     package func result(_ outcome: FileResult.Outcome) -> FileResult {
-        FileResult(path: entry.path, size: entry.size, action: action, outcome: outcome, attempts: attempts, transferred: transferred)
+        FileResult(
+            path: entry.path, size: entry.size, action: action, outcome: outcome, attempts: group?.attempts ?? attempts,
+            transferred: group?.transferred ?? transferred)
     }
 
     /// Keeps the bytes for the next run (the record says which file and version
     /// they are), or removes them when there are none or the file keeps no record.
     func suspend() {
-        if sink.offset == 0 || !keepsResumeRecord {
+        if let group, !group.awaitingLead {
+            try? group.saveRecord(via: sink)
+        } else if sink.offset == 0 || !keepsResumeRecord {
             sink.discard()
             record = nil
         } else if let record {

@@ -7,14 +7,14 @@ package import AssetSyncSystem
 /// from `flush`.
 package final class QueuedSink: DownloadSink {
     package let inner: any DownloadSink
-    private let pool: WriterPool
+    let pool: WriterPool
     private let lane: Int
     private let writes = PendingWork<SystemError>()
     /// The buffer being filled, and how many of its bytes are set.
     private var buffer: UnsafeMutableRawBufferPointer?
     private var filled = 0
     /// Bytes accepted: written, in flight, or in `buffer`.
-    package private(set) var offset: Int64
+    package internal(set) var offset: Int64
 
     package init(_ inner: any DownloadSink, pool: WriterPool, lane: Int) {
         self.inner = inner
@@ -23,9 +23,15 @@ package final class QueuedSink: DownloadSink {
         offset = inner.offset
     }
 
+    /// `inner` behind a queue on the pool's next lane; its segments, when it has any, each behind one of their own.
+    package static func wrapping(_ inner: any DownloadSink, pool: WriterPool) -> any DownloadSink {
+        if let segmentable = inner as? any SegmentableSink { return QueuedSegmentableSink(segmentable, pool: pool) }
+        return QueuedSink(inner, pool: pool, lane: pool.nextLane())
+    }
+
     deinit {
         if let buffer { pool.returnBuffer(buffer) }
-        _ = writes.wait()
+        writes.reset()
     }
 
     package var resumeFields: [String: String]? { inner.resumeFields }
@@ -45,7 +51,8 @@ package final class QueuedSink: DownloadSink {
         offset += Int64(bytes.count)
     }
 
-    /// Writes what `buffer` holds, then waits for every write; throws the first one's error.
+    /// Writes what `buffer` holds, then waits for every write; throws the first one's error (again at
+    /// each call, until a restart).
     package func flush() throws(SystemError) {
         send()
         if let error = writes.wait() { throw error }
@@ -79,7 +86,7 @@ package final class QueuedSink: DownloadSink {
         if let buffer { pool.returnBuffer(buffer) }
         buffer = nil
         filled = 0
-        _ = writes.wait()
+        writes.reset()
     }
 
     /// Hands the filled part of `buffer` to the lane's thread, which appends it unless a write before failed.
@@ -96,5 +103,37 @@ package final class QueuedSink: DownloadSink {
             }
             writes.end(failure)
         }
+    }
+}
+
+/// A queued sink for a file that can be written as segments: each segment gets a queue of its own,
+/// on the next lane, so that segments of one file are written by several threads at once.
+final class QueuedSegmentableSink: SegmentableSink {
+    private let whole: QueuedSink
+    private let segmentable: any SegmentableSink
+
+    init(_ inner: any SegmentableSink, pool: WriterPool) {
+        segmentable = inner
+        whole = QueuedSink(inner, pool: pool, lane: pool.nextLane())
+    }
+
+    var offset: Int64 { whole.offset }
+    var resumeFields: [String: String]? { whole.resumeFields }
+    func append(_ bytes: UnsafeRawBufferPointer) throws(SystemError) { try whole.append(bytes) }
+    func flush() throws(SystemError) { try whole.flush() }
+    func restart() throws(SystemError) { try whole.restart() }
+    func discard() { whole.discard() }
+    func saveResume(_ fields: [(key: String, value: String?)]) throws(SystemError) { try whole.saveResume(fields) }
+    func mismatch() -> String? { whole.mismatch() }
+
+    func preallocate() { segmentable.preallocate() }
+
+    func segment(_ range: Range<Int64>, done: Int64) throws(SystemError) -> any DownloadSink {
+        QueuedSink(try segmentable.segment(range, done: done), pool: whole.pool, lane: whole.pool.nextLane())
+    }
+
+    func joinSegments() {
+        segmentable.joinSegments()
+        whole.offset = segmentable.offset
     }
 }

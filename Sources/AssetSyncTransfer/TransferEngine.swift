@@ -8,6 +8,8 @@ import Glibc
 /// calls `run`: up to `jobs` at a time, connections reused across files,
 /// retries scheduled without blocking the others, and a wake-up descriptor
 /// that stops everything (keeping the bytes received) when a stop is requested.
+/// A large file runs as several segments (`SegmentedFile`), each a download that counts
+/// as one of the jobs, while the delegate hears of one file.
 /// Sinks, commits and events belong to the delegate.
 package final class TransferEngine {
     /// One file to download, as the engine's caller describes it.
@@ -41,6 +43,8 @@ package final class TransferEngine {
     private var pending: ArraySlice<Request>
     private var waiting: [Download] = []
     private var active: [ObjectIdentifier: Download] = [:]
+    /// Files fetched in segments, by path, until their result is told.
+    private var segmented: [String: SegmentedFile] = [:]
     /// A local error made every other transfer pointless.
     private var stopRequested = false
     package private(set) var results: [FileResult] = []
@@ -68,7 +72,8 @@ package final class TransferEngine {
     ) {
         self.clock = clock
         var options = options
-        options.jobs = max(1, min(options.jobs, requests.count))
+        let transfers = requests.lazy.map { SegmentedFile.ranges(size: $0.entry.size, options: options).count }.reduce(0, +)
+        options.jobs = max(1, min(options.jobs, transfers))
         if let rate = options.limitRate {
             // libcurl keeps a limited transfer's average by reading a burst, then pausing: not a stall.
             let smallestShare = Self.rateShare(of: rate, among: options.jobs)
@@ -109,6 +114,10 @@ package final class TransferEngine {
 
     /// Starts downloads whose time has come, retries first, up to `jobs` at once.
     private func startDue() {
+        for file in segmented.values where !file.released.isEmpty {
+            waiting += file.released
+            file.released = []
+        }
         let now = clock()
         while active.count < options.jobs {
             if let index = waiting.firstIndex(where: { $0.notBefore <= now }) {
@@ -123,8 +132,16 @@ package final class TransferEngine {
     }
 
     private func makeDownload(_ request: Request) -> Download? {
-        do {
+        do throws(Failure) {
             let sink = try delegate.openSink(for: request)
+            do throws(SystemError) {
+                if let file = try SegmentedFile(request: request, sink: sink, options: options, clock: clock) {
+                    segmented[request.entry.path] = file
+                    return file.lead
+                }
+            } catch {
+                throw Failure(isLocal: true, reason: error.description)
+            }
             return Download(entry: request.entry, action: request.action, urls: request.urls, sink: sink, options: options, clock: clock)
         } catch {
             finish(FileResult(path: request.entry.path, size: request.entry.size, action: request.action, outcome: .failed(error)))
@@ -133,8 +150,9 @@ package final class TransferEngine {
     }
 
     private func start(_ download: Download) {
-        if download.sink.offset == download.entry.size, download.attempts == 0 {
-            // An earlier run stopped between the last byte and the commit: prove what is on disk.
+        if download.sink.offset == download.range.upperBound, download.attempts == 0 {
+            // An earlier run stopped between the last byte and the commit (of the file or of this
+            // segment): prove what is on disk.
             settle(download, download.verifyOnDisk())
             return
         }
@@ -142,8 +160,8 @@ package final class TransferEngine {
         if !download.announced {
             download.announced = true
             delegate.started(
-                path: download.entry.path, size: download.entry.size, resumingAt: download.sink.offset,
-                url: download.currentURL)
+                path: download.entry.path, size: download.entry.size,
+                resumingAt: segmented[download.entry.path]?.done ?? download.sink.offset, url: download.currentURL)
             let path = download.entry.path
             download.restarted = { [weak delegate] discarded, reason in delegate?.restarted(path: path, discarded: discarded, reason: reason) }
         }
@@ -187,12 +205,52 @@ package final class TransferEngine {
         case .proven:
             delegate.proven(download)
         case .done(let result):
-            if case .failed = result.outcome { download.suspend() }
+            if case .failed = result.outcome {
+                download.suspend()
+                endSegments(of: download.entry.path).forEach { $0.suspend() }
+            }
             finish(result)
         case .stopRun(let result):
+            // The other segments keep their bytes for the next run; the file's result is told once.
+            endSegments(of: download.entry.path).forEach { $0.suspend() }
             finish(result)
             stopRequested = true
+        case .segmentDone:
+            break
+        case .oneStream(let reason, let fresh):
+            guard let file = segmented[download.entry.path] else { return }
+            endSegments(of: download.entry.path)
+            segmented[download.entry.path] = nil
+            do {
+                let single = try file.oneStream(urls: Array(download.urls[download.urlIndex...]), afterCRCMismatch: fresh)
+                single.restarted = file.lead.restarted
+                delegate.retrying(path: download.entry.path, reason: "\(reason); downloading as one stream", after: 0)
+                single.notBefore = clock()
+                waiting.append(single)
+            } catch {
+                download.suspend()
+                settle(download, .stopRun(download.result(.failed(Failure(isLocal: true, reason: error.description)))))
+            }
         }
+    }
+
+    /// Takes a segmented file's segments off the transfers (its result is about to be told, or it
+    /// becomes one stream) and returns those it took.
+    @discardableResult
+    private func endSegments(of path: String) -> [Download] {
+        guard let file = segmented[path], !file.ended else { return [] }
+        file.ended = true
+        let members = Set(file.members.map(ObjectIdentifier.init))
+        var taken: [Download] = []
+        for id in members {
+            guard let download = active.removeValue(forKey: id) else { continue }
+            multi.remove(download)
+            taken.append(download)
+        }
+        taken += waiting.filter { members.contains(ObjectIdentifier($0)) }
+        waiting.removeAll { members.contains(ObjectIdentifier($0)) }
+        shareRate()
+        return taken
     }
 
     /// Has the delegate commit what waits when a group is due (or, with `force`, whatever waits);
@@ -214,13 +272,14 @@ package final class TransferEngine {
         for download in active.values {
             multi.remove(download)
             download.suspend()
+        }
+        for download in waiting { download.suspend() }
+        // A segmented file's segments are suspended above; its result is told once.
+        var told = Set<String>()
+        for download in Array(active.values) + waiting where told.insert(download.entry.path).inserted {
             finish(download.result(.interrupted))
         }
         active.removeAll()
-        for download in waiting {
-            download.suspend()
-            finish(download.result(.interrupted))
-        }
         waiting.removeAll()
         for request in pending {
             finish(FileResult(path: request.entry.path, size: request.entry.size, action: request.action, outcome: .interrupted))
@@ -230,6 +289,7 @@ package final class TransferEngine {
     }
 
     private func finish(_ result: FileResult) {
+        segmented[result.path] = nil
         results.append(result)
         bytesFinished = bytesFinished.addingSaturated(result.size)
         delegate.finished(result)
@@ -240,8 +300,14 @@ package final class TransferEngine {
         let now = clock()
         guard now - lastProgress >= 0.1 else { return }
         lastProgress = now
+        // A segmented file is one transfer: the bytes of all its segments.
+        var seen = Set<String>()
         let transfers = active.values
-            .map { ProgressSnapshot.Transfer(path: $0.entry.path, size: $0.entry.size, done: $0.sink.offset) }
+            .filter { seen.insert($0.entry.path).inserted }
+            .map {
+                ProgressSnapshot.Transfer(
+                    path: $0.entry.path, size: $0.entry.size, done: segmented[$0.entry.path]?.done ?? $0.sink.offset)
+            }
             .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         delegate.progress(ProgressSnapshot(
             filesDone: results.count, filesTotal: filesTotal,

@@ -35,5 +35,11 @@ public struct TransferOptions: Sendable {
     /// download about 0.17 ms. Retries within a run still resume from the bytes received.
     public var minimumResumableSize: Int64 = 256 << 10
 
+    /// A file of at least this many bytes is fetched as several ranges at once, each segment at
+    /// least this long (see `segments`).
+    public var segmentThreshold: Int64 = 128 << 20
+    /// The most ranges one large file is fetched as at once; each counts as one of `jobs`.
+    public var segments = 4
+
     public init() {}
 }

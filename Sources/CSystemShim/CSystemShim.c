@@ -12,3 +12,5 @@ int asc_start_writeback(int fd, int64_t offset, int64_t count) {
 int asc_openat_direct(int dirfd, const char *name, int flags) {
     return openat(dirfd, name, flags | O_DIRECT);
 }
+
+int asc_fallocate(int fd, int64_t offset, int64_t count) { return fallocate(fd, 0, offset, count); }

@@ -10,6 +10,8 @@ extension Download.Next {
         case .proven: "proven"
         case .done(let result): "done: \(result.outcome)"
         case .stopRun(let result): "stop: \(result.outcome)"
+        case .segmentDone: "segment done"
+        case .oneStream(let reason, let fresh): "one stream\(fresh ? " (fresh)" : ""): " + reason
         }
     }
 

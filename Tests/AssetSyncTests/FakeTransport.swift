@@ -79,6 +79,9 @@ struct FakeTransport: Transport {
                 case .stopRun(let result):
                     finish(result)
                     return (.stoppedByLocalError, results)
+                case .segmentDone, .oneStream:  // only the engine fetches files in segments
+                    Issue.record("a segment outcome for \(path), which is not fetched in segments")
+                    return stop(after: index)
                 }
             }
         }

@@ -1,6 +1,7 @@
 import Testing
 @testable import AssetSyncCache
 @testable import AssetSyncModel
+@testable import AssetSyncSystem
 
 /// The state index in byte order, and its merge-join with a manifest (issue 10, item 6): every
 /// lookup gives what a byte-exact lookup by path gives, whatever the order of either side.

@@ -14,4 +14,7 @@ int asc_start_writeback(int fd, int64_t offset, int64_t count);
 /// openat(2) with O_DIRECT added to `flags`.
 int asc_openat_direct(int dirfd, const char *name, int flags);
 
+/// fallocate(2) with mode 0: reserve blocks for `count` bytes from `offset` (EOPNOTSUPP where the file system cannot).
+int asc_fallocate(int fd, int64_t offset, int64_t count);
+
 #endif

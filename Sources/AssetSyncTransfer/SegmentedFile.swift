@@ -1,0 +1,152 @@
+import AssetSyncModel
+import AssetSyncSystem
+
+/// One large file fetched as several `Range` requests at once: a `Download` per segment, each
+/// streaming into a segment view of the file's sink. It owns the decisions about the file as a
+/// whole: the first segment's response decides whether the server allows segments (a 200, or
+/// no validator to hold the segments to one version, makes the file one stream); every other
+/// segment asks with `If-Range` and must name the same version; once every segment is in, their
+/// CRCs join into the file's proof. Lives on the transfer thread, held by the engine until the
+/// file is finished.
+final class SegmentedFile {
+    let file: any SegmentableSink
+    let request: TransferEngine.Request
+    /// The segments made so far, in file order; the first is the lead.
+    private(set) var members: [Download] = []
+    /// Ranges still to be made into segments once the lead's response allows it.
+    private var unreleased: [Range<Int64>]
+    /// Segments made since the engine last took them; it schedules them like any download.
+    var released: [Download] = []
+    /// The version every segment must be: named by the lead's response, or by the record resumed.
+    private(set) var record: ResumeRecord?
+    /// Retries counted for the file as a whole, as for a download in one stream.
+    var attemptsOnURL = 0
+    /// The file is proven, failed or became one stream: its segments are over.
+    var ended = false
+    private let options: TransferOptions
+    private let clock: () -> Double
+
+    /// The ranges a file of `size` bytes is fetched as: up to `segments` (never more than `jobs`),
+    /// each at least `segmentThreshold` bytes; one range when the file is smaller.
+    static func ranges(size: Int64, options: TransferOptions) -> [Range<Int64>] {
+        let threshold = max(1, options.segmentThreshold)
+        let count = Int(min(Int64(max(1, min(options.segments, options.jobs))), max(1, size / threshold)))
+        // Boundaries on whole mebibytes where the size allows, so that each segment's writes stay
+        // block-aligned and can go past the page cache.
+        let step = size / Int64(count) >= Self.boundary ? size / Int64(count) / Self.boundary * Self.boundary : size / Int64(count)
+        return (0..<count).map { index in
+            Int64(index) * step..<(index == count - 1 ? size : Int64(index + 1) * step)
+        }
+    }
+
+    /// The file as segments: continuing the segments its record names when they tile the file and
+    /// carry a validator, else from zero. Nil when the file is fetched as one stream: too small,
+    /// or bytes on disk from one stream to continue.
+    init?(
+        request: TransferEngine.Request, sink: any DownloadSink, options: TransferOptions, clock: @escaping () -> Double
+    ) throws(SystemError) {
+        guard let file = sink as? any SegmentableSink else { return nil }
+        let ranges = Self.ranges(size: request.entry.size, options: options)
+        let resumed = file.resumeFields.flatMap(ResumeRecord.init(fields:))
+        let progress = resumed?.ifRange == nil ? nil : resumed?.segments(tiling: request.entry.size)
+        if progress == nil {
+            if file.offset > 0 || file.resumeFields != nil {
+                guard resumed?.segments != nil || file.offset == 0 else { return nil }  // one stream's bytes continue as they are
+                try file.restart()
+            }
+            guard ranges.count > 1 else { return nil }
+        }
+        self.file = file
+        self.request = request
+        self.options = options
+        self.clock = clock
+        if let progress {
+            record = resumed
+            unreleased = []
+            for segment in progress { members.append(try make(segment.range, done: segment.done)) }
+            released = Array(members.dropFirst())
+            for member in released { member.announced = true }
+        } else {
+            file.preallocate()
+            unreleased = Array(ranges.dropFirst())
+            members = [try make(ranges[0], done: 0)]
+        }
+    }
+
+    var lead: Download { members[0] }
+    /// Whether the lead's response has yet to say that segments may follow.
+    var awaitingLead: Bool { record == nil }
+
+    private func make(_ range: Range<Int64>, done: Int64) throws(SystemError) -> Download {
+        let sink = try file.segment(range, done: done)
+        return Download(
+            entry: request.entry, action: request.action, urls: request.urls, sink: sink, options: options, clock: clock,
+            segment: (self, range))
+    }
+
+    /// The lead's first response allows segments and names the version in `record`: the other
+    /// ranges become segments, which ask for that version with `If-Range`.
+    func release(_ record: ResumeRecord) throws(SystemError) {
+        self.record = record
+        for range in unreleased {
+            let member = try make(range, done: 0)
+            member.announced = true
+            members.append(member)
+            released.append(member)
+        }
+        unreleased = []
+    }
+
+    static let boundary: Int64 = 1 << 20
+
+    /// Saves the resume record through `sink` once every segment's bytes are written (a sink may
+    /// write on another thread), so that a record never names bytes a crash could still lose.
+    func saveRecord(via sink: any DownloadSink) throws(SystemError) {
+        for member in members { try member.sink.flush() }
+        try sink.saveResume(recordFields)
+    }
+
+    /// The resume record's fields: the version, and each segment's range and the bytes it holds.
+    var recordFields: [(key: String, value: String?)] {
+        guard var record else { return [] }
+        record.segments = members.map { .init(range: $0.range, done: $0.sink.offset - $0.range.lowerBound) }
+            + unreleased.map { .init(range: $0, done: 0) }
+        return record.fields
+    }
+
+    /// How many bytes a segment writes between two saves of the record: a sixteenth of it, from
+    /// 256 KiB to 16 MiB, so that a run killed at any moment loses little and saves stay rare.
+    func recordInterval(_ range: Range<Int64>) -> Int64 {
+        min(16 << 20, max(256 << 10, Int64(range.count) / 16))
+    }
+
+    /// Bytes held by every segment.
+    var done: Int64 { members.lazy.map { $0.sink.offset - $0.range.lowerBound }.saturatingSum() }
+    /// The file's attempts: the lead's, and each retry of another segment (their first requests
+    /// are part of the file's first attempt).
+    var attempts: Int { lead.attempts + members.dropFirst().lazy.map { max(0, $0.attempts - 1) }.reduce(0, +) }
+    var transferred: Int64 { members.lazy.map(\.transferred).saturatingSum() }
+
+    /// A segment holds its every byte: when all do, their CRCs join into the file's proof (once,
+    /// though several segments may end in one step).
+    func segmentComplete() -> Download.Next {
+        guard !ended, unreleased.isEmpty, members.allSatisfy({ $0.sink.offset == $0.range.upperBound }) else { return .segmentDone }
+        ended = true
+        if let reason = members.lazy.compactMap({ $0.sink.mismatch() }).first { return .oneStream(reason: reason, fresh: true) }
+        file.joinSegments()
+        if let reason = file.mismatch() { return .oneStream(reason: reason, fresh: true) }
+        return .proven
+    }
+
+    /// The file becomes one download in one stream from zero, from `urls`, after `reason`; the
+    /// segments are over (the engine takes them off the transfers).
+    func oneStream(urls: [String], afterCRCMismatch: Bool) throws(SystemError) -> Download {
+        ended = true
+        try file.restart()
+        let single = Download(
+            entry: request.entry, action: request.action, urls: urls, sink: file, options: options, clock: clock)
+        single.announced = true
+        single.carry(attempts: attempts, transferred: transferred, crcRestarts: afterCRCMismatch ? 1 : 0)
+        return single
+    }
+}
