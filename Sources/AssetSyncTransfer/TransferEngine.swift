@@ -256,9 +256,17 @@ package final class TransferEngine {
     /// Has the delegate commit what waits when a group is due (or, with `force`, whatever waits);
     /// nil unless a local error then stops the run.
     private func settleProven(force: Bool) -> Ending? {
-        guard let settled = delegate.settleProven(idle: active.isEmpty, force: force) else { return nil }
+        guard let settled = delegate.settleProven(idle: isIdle, force: force) else { return nil }
         for result in settled.results { finish(result) }
         return settled.stopsTheRun ? stopAll(.stoppedByLocalError) : nil
+    }
+
+    /// Whether nothing runs and nothing could start now: only then is a small group worth committing
+    /// early. Transfers that all finish in one step are replaced at once, and their files wait for the group.
+    private var isIdle: Bool {
+        guard active.isEmpty, pending.isEmpty else { return false }
+        let now = clock()
+        return !waiting.contains { $0.notBefore <= now }
     }
 
     /// Stops every transfer, keeping each one's bytes and record for the next run;

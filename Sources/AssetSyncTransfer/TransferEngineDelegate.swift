@@ -10,7 +10,7 @@ package protocol TransferEngineDelegate: AnyObject {
     func proven(_ download: Download)
     /// Whether downloads handed to `proven` are still waiting.
     var holdsProven: Bool { get }
-    /// Commits the waiting downloads when a group is due (`idle`: nothing else is running), or
+    /// Commits the waiting downloads when a group is due (`idle`: nothing runs or could start now), or
     /// whenever some wait with `force`. Nil when it committed nothing; else each file's result,
     /// and whether a local error stops the run.
     func settleProven(idle: Bool, force: Bool) -> (results: [FileResult], stopsTheRun: Bool)?
