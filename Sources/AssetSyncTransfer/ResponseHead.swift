@@ -7,24 +7,44 @@ package struct ResponseHead {
     var contentRange: String?
     var retryAfter: String?
 
-    /// Takes one header line as libcurl delivers it, CRLF included.
+    /// Takes one header line as libcurl delivers it, CRLF included. Read as bytes: a header's name
+    /// and its white space are ASCII, and this runs for every line of every response.
     package mutating func take(_ line: Substring) {
-        if line.hasPrefix("HTTP/") {
+        let bytes = line.utf8
+        if bytes.starts(with: "HTTP/".utf8) {
             self = ResponseHead()
-            let parts = line.split(whereSeparator: \.isWhitespace)
-            if parts.count >= 2 { status = Int(parts[1]) ?? 0 }
+            let words = bytes.split(whereSeparator: Self.isWhitespace)
+            if words.count >= 2 { status = Int(Substring(words[1])) ?? 0 }
             return
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].lowercased()
-        let value = String(line[line.index(after: colon)...].trimmingWhitespace())
-        switch name {
-        case "etag": etag = Self.validator(value)
-        case "last-modified": lastModified = Self.validator(value)
-        case "content-range": contentRange = value
-        case "retry-after": retryAfter = value
-        default: break
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
+        let name = bytes[..<colon]
+        var value: String { String(Substring(Self.trimmed(bytes[bytes.index(after: colon)...]))) }
+        if Self.isName(name, "etag") {
+            etag = Self.validator(value)
+        } else if Self.isName(name, "last-modified") {
+            lastModified = Self.validator(value)
+        } else if Self.isName(name, "content-range") {
+            contentRange = value
+        } else if Self.isName(name, "retry-after") {
+            retryAfter = value
         }
+    }
+
+    /// Whether a header's `name` is `lowercase`, in any case of its ASCII letters.
+    private static func isName(_ name: Substring.UTF8View, _ lowercase: StaticString) -> Bool {
+        let wanted = UnsafeRawBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        return name.count == wanted.count
+            && zip(name, wanted).allSatisfy { byte, letter in (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == letter }
+    }
+
+    /// Space, tab, CR or LF: the white space around a header's words and value.
+    private static func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+
+    private static func trimmed(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
+        guard let first = bytes.firstIndex(where: { !isWhitespace($0) }), let last = bytes.lastIndex(where: { !isWhitespace($0) })
+        else { return bytes[bytes.endIndex...] }
+        return bytes[first...last]
     }
 
     static let maximumValidatorBytes = 512
@@ -56,15 +76,5 @@ package struct ResponseHead {
     var retryAfterSeconds: Double? {
         guard let retryAfter, let seconds = Int(retryAfter), seconds >= 0 else { return nil }
         return Double(seconds)
-    }
-}
-
-extension Substring {
-    /// Without leading and trailing white space (CR LF included).
-    func trimmingWhitespace() -> Substring {
-        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else {
-            return ""
-        }
-        return self[first...last]
     }
 }
