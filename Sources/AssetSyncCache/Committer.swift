@@ -15,13 +15,14 @@ package enum Committer {
     /// Whether the partial holds exactly the manifest's bytes: its size and its CRC-32,
     /// computed while streaming over the bytes written.
     package static func verify(_ partial: PartialFile) throws(CommitError) {
-        let entry = partial.entry
-        guard partial.offset == entry.size else {
-            throw .mismatch("received \(partial.offset) bytes, expected \(entry.size)")
-        }
-        guard partial.crc.value == entry.crc32 else {
-            throw .mismatch("CRC-32 is \(CRC32Text.hex(partial.crc.value)), expected \(CRC32Text.hex(entry.crc32))")
-        }
+        if let reason = mismatch(received: partial.offset, crc: partial.crc.value, for: partial.entry) { throw .mismatch(reason) }
+    }
+
+    /// How `received` bytes whose CRC-32 is `crc` differ from `entry`'s, or nil when they match.
+    package static func mismatch(received: Int64, crc: UInt32, for entry: ManifestEntry) -> String? {
+        guard received == entry.size else { return "received \(received) bytes, expected \(entry.size)" }
+        guard crc == entry.crc32 else { return "CRC-32 is \(CRC32Text.hex(crc)), expected \(CRC32Text.hex(entry.crc32))" }
+        return nil
     }
 
     /// Commits verified partials as one group: their data made durable (`fdatasync` for

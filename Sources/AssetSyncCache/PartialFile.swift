@@ -155,19 +155,25 @@ package final class PartialFile {
         }
     }
 
-    /// Writes `bytes` at `offset`: past the page cache when direct writes are on and memory, offset and
-    /// length are aligned. Safe from several threads for ranges that do not overlap.
+    /// Writes `bytes` at `offset`: past the page cache when direct writes are on and memory and offset
+    /// are aligned, all but an unaligned tail, which goes through the cache. Safe from several threads
+    /// for ranges that do not overlap.
     package func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) {
         let alignment = Self.directAlignment
-        if directFD >= 0, offset % Int64(alignment) == 0, bytes.count % alignment == 0,
-           Int(bitPattern: bytes.baseAddress) % alignment == 0 {
+        var rest = bytes
+        if directFD >= 0, offset % Int64(alignment) == 0, Int(bitPattern: bytes.baseAddress) % alignment == 0 {
+            let aligned = bytes.count - bytes.count % alignment
             do {
-                return try FileDescriptor(directFD, path: displayPath).writeAll(bytes, at: offset)
+                if aligned > 0 {
+                    try FileDescriptor(directFD, path: displayPath).writeAll(UnsafeRawBufferPointer(rebasing: bytes[..<aligned]), at: offset)
+                }
+                rest = UnsafeRawBufferPointer(rebasing: bytes[aligned...])
             } catch where error.code == EINVAL {
                 // A file system that opened the file for direct I/O but refuses this write: through the cache.
             }
         }
-        try FileDescriptor(fd, path: displayPath).writeAll(bytes, at: offset)
+        guard !rest.isEmpty else { return }
+        try FileDescriptor(fd, path: displayPath).writeAll(rest, at: offset + Int64(bytes.count - rest.count))
     }
 
     /// Saves the resume record (this entry, then the transfer layer's `fields`) under a fresh name

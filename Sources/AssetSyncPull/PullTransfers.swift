@@ -25,6 +25,9 @@ final class PullTransfers: TransferEngineDelegate {
     private(set) var proofs: [String: StateIndex.Record] = [:]
     /// Writes the bytes of files larger than one of its buffers, on other cores than this thread's.
     private let writers: WriterPool
+    /// Files smaller than this keep no resume record and fit in one writer buffer: held there until
+    /// proven, then written by a lane (`SmallFileSink`).
+    private let smallFileLimit: Int64
     /// Writer threads, and the size of each write: measured on set B of bench/peers (see docs/performance.md).
     static let writeLanes = 4
     static let writeBufferSize = 512 << 10
@@ -40,11 +43,13 @@ final class PullTransfers: TransferEngineDelegate {
         // Writes past the page cache wait for the disk, not the CPU: more lanes than cores keep it busy.
         // Each running download may hold one buffer partly filled; one more per lane is in flight.
         writers = WriterPool(lanes: Self.writeLanes, buffers: options.jobs + Self.writeLanes, bufferSize: Self.writeBufferSize)
+        smallFileLimit = min(options.minimumResumableSize, Int64(Self.writeBufferSize) + 1)
     }
 
     deinit { readBuffer.deallocate() }
 
     func openSink(for request: TransferEngine.Request) throws(Failure) -> any DownloadSink {
+        if request.entry.size < smallFileLimit { return SmallFileSink(entry: request.entry, pool: writers) }
         do {
             let partial = try PartialFile(
                 root: root, entry: request.entry, name: partialNames[request.entry.path]!, buffer: readBuffer,
@@ -61,6 +66,7 @@ final class PullTransfers: TransferEngineDelegate {
     }
 
     func proven(_ download: Download) {
+        if let small = download.fileSink as? SmallFileSink { small.store(in: root, name: partialNames[download.entry.path]!) }
         if ready.isEmpty { firstReady = clock() }
         ready.append(download)
         readyBytes = readyBytes.addingSaturated(download.entry.size)
@@ -74,14 +80,23 @@ final class PullTransfers: TransferEngineDelegate {
         guard !ready.isEmpty else { return nil }
         guard force || idle || ready.count >= 256 || readyBytes >= 256 << 20 || clock() - firstReady >= 0.25
         else { return nil }
-        let group = takeProven()
-        let errors = Committer.commit(group.map(partial))
         var results: [FileResult] = []
         var stopsTheRun = false
-        for (download, error) in zip(group, errors) {
+        var group: [(download: Download, partial: PartialFile)] = []
+        for download in takeProven() {
+            switch partial(of: download) {
+            case .success(let partial):
+                group.append((download, partial))
+            case .failure(let error):
+                results.append(download.result(.failed(Failure(isLocal: true, reason: error.description, remedy: error.remedy))))
+                if error.stopsTheRun { stopsTheRun = true }
+            }
+        }
+        let errors = Committer.commit(group.map(\.partial))
+        for ((download, partial), error) in zip(group, errors) {
             guard let error else {
                 var status = stat()
-                if fstat(partial(of: download).fd, &status) == 0 {
+                if fstat(partial.fd, &status) == 0 {
                     proofs[download.entry.path] = StateIndex.Record(LocalItem(status), crc32: download.entry.crc32)
                 }
                 results.append(download.result(.committed))
@@ -101,9 +116,11 @@ final class PullTransfers: TransferEngineDelegate {
         return ready
     }
 
-    /// The partial this delegate opened as `download`'s file's sink.
-    private func partial(of download: Download) -> PartialFile {
-        partials[ObjectIdentifier(download.fileSink)]!
+    /// The partial holding `download`'s bytes: the one opened as its sink, or the one a lane wrote for a
+    /// small file (waiting for that write), or why that write failed.
+    private func partial(of download: Download) -> Result<PartialFile, CacheError> {
+        if let small = download.fileSink as? SmallFileSink { return small.partial() }
+        return .success(partials[ObjectIdentifier(download.fileSink)]!)
     }
 
     func started(path: String, size: Int64, resumingAt offset: Int64, url: String) {

@@ -108,7 +108,9 @@ import TestSupport
     @Test func aPartialWritesAlignedPiecesPastThePageCacheAndKeepsEveryByte() throws {
         let directory = try TemporaryDirectory()
         let root = try CacheRoot(resolvedPath: directory.path + "/cache")
-        let size = (1 << 20) + 1234  // aligned pieces, then a tail that is not
+        // Aligned pieces, then one whose first three pages are aligned and whose tail is not.
+        let directBytes = (1 << 20) + 3 * 4096
+        let size = directBytes + 1234
         let bytes = Self.randomBytes(size)
         var crc = CRC32()
         bytes.withUnsafeBytes { crc.update($0) }
@@ -128,8 +130,8 @@ import TestSupport
             start += count
         }
         #expect(try Committer.verify(partial) == ())
-        // The aligned megabyte went to the disk without passing through the page cache.
-        #expect(try Self.residentPages(fd: partial.fd, length: 1 << 20) == 0)
+        // Every aligned page went to the disk without passing through the page cache; only the tail did.
+        #expect(try Self.residentPages(fd: partial.fd, length: directBytes) == 0)
         var back = [UInt8](repeating: 0, count: size)
         #expect(pread(partial.fd, &back, size, 0) == size)
         #expect(back == bytes)
