@@ -8,6 +8,7 @@ final class CurlMultiplexer: TransferMultiplexer {
     /// - Parameter connections: the most connections open to one host.
     init(maximumHostConnections connections: Int) {
         multi.setMaximumHostConnections(connections)
+        multi.disableMultiplexing()
     }
 
     func add(_ download: Download) {
