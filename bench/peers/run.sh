@@ -154,13 +154,29 @@ write_inputs() {  # PROTOCOL SET
 
 # reset SET: outside any timed region, the previous destination removed, sync, the
 # page cache dropped if permitted, the set's source read back so that nginx serves
-# it from memory, and an empty destination.
+# it from memory, and an empty destination. A destination of set C is set aside
+# (renamed) instead, and removed by clear_kept at the end of a part: ext4 skips
+# inodes freed within the last minute or more when it allocates new ones
+# (recently_deleted() in fs/ext4/ialloc.c), so removing 5,000 files just before a
+# run made that run's creates cost several times more (perf: half of all CPU in
+# recently_deleted and find_get_block_common), for every tool alike, and that
+# cost swamped the differences being measured.
+kept=$out/kept
+last_set=""
 reset() {
-    rm -rf "$dest"
+    if [[ $last_set == C && -d $dest ]]; then
+        mkdir -p "$kept"
+        mv "$dest" "$(mktemp -u "$kept/dest.XXXXXX")"
+    else
+        rm -rf "$dest"
+    fi
+    last_set=$1
     drop_page_cache
     find "$docroot/${name[$1]}" -type f -exec cat {} + >/dev/null
     mkdir -p "$dest"
 }
+
+clear_kept() { rm -rf "$kept" "$dest"; last_set=""; }
 
 dd_bs_sync=128k
 dd_bs_direct=1M
@@ -322,13 +338,15 @@ peers_part() {
             done
         done
     done
-    rm -rf "$dest"
+    clear_kept
 
     {
         echo "## Peers: wall time including a final \`sync\`"
         echo
         echo "Seconds, median (min–max) of $rounds interleaved round(s) (set C: $c_rounds); a fresh destination each run, the"
-        echo "source in the page cache; every output checked by CRC-32 (a wrong one is a **FAIL**)."
+        echo "source in the page cache; every output checked by CRC-32 (a wrong one is a **FAIL**). Set C's destinations are"
+        echo "set aside and removed after the part, not just before the next run: ext4 skips inodes freed in the last minute"
+        echo "or so when it allocates (\`recently_deleted\`), which made every tool's creates several times slower."
         echo "Limit = max(curl → /dev/null, dd with fdatasync): the network + nginx, or the disk."
         echo
         echo "Commands: \`assetsync pull MANIFEST --dest DIR [--cacert CA]\`;"
@@ -630,7 +648,7 @@ scaling_part() {
                 done
             done
         done
-        rm -rf "$dest"
+        clear_kept
         {
             echo
             echo "### Pull against \`--jobs\`: wall s including \`sync\`, median (min–max), and MB/s (10^6 bytes) at the median"
@@ -666,7 +684,7 @@ if has peers "${parts[@]}" || [[ ! -s $report ]]; then
         print_header "peers benchmark" \
             "tools:    $(version_of curl --version | cut -d' ' -f1-2), $(version_of aria2c --version), $(version_of rclone version), $(version_of wget --version | cut -d' ' -f1-3), $(nginx -v 2>&1 | sed 's/.*: //') (loopback, sendfile on, 2 workers), $(version_of openssl version | cut -d' ' -f1-2)" \
             "rounds:   $rounds (set C: $c_rounds), interleaved, the order of the tools rotating each round" \
-            "caches:   before every run: destination deleted, sync, drop_caches=$drop_caches, the source read back into the page cache" \
+            "caches:   before every run: destination deleted (set C: set aside, deleted after the part), sync, drop_caches=$drop_caches, the source read back into the page cache" \
             | sed -e 's/^== \(.*\)/```\n== \1/'
         echo '```'
     } >"$md"
