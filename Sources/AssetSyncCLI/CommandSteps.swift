@@ -10,12 +10,25 @@ import Glibc
 /// Each reports its own failure on the console and throws the exit status.
 package enum CommandSteps {
     package static func readManifest(_ path: String, displayName: String? = nil, context: CommandContext) throws(ExitStatus) -> Manifest {
-        do {
-            // "-" is standard input, which only the command line knows.
-            if path == "-" { return try ManifestReader.read(descriptor: context.input, name: displayName ?? "<stdin>") }
+        try reported(loadManifest(path, displayName: displayName, input: context.input), console: context.console)
+    }
+
+    /// Reads a manifest without a word on the console, so that it may run on another thread.
+    /// "-" is standard input (`input`), which only the command line knows.
+    package static func loadManifest(_ path: String, displayName: String? = nil, input: Int32) -> Result<Manifest, ManifestError> {
+        Result { () throws(ManifestError) in
+            if path == "-" { return try ManifestReader.read(descriptor: input, name: displayName ?? "<stdin>") }
             return try ManifestReader.read(path: path, displayName: displayName)
-        } catch {
-            context.console.err("Error: \(error.worded)\n")
+        }
+    }
+
+    /// The manifest read, or why not told on the console and thrown as the exit status.
+    package static func reported(_ loaded: Result<Manifest, ManifestError>, console: Console) throws(ExitStatus) -> Manifest {
+        switch loaded {
+        case .success(let manifest):
+            return manifest
+        case .failure(let error):
+            console.err("Error: \(error.worded)\n")
             throw ExitStatus(error.kind)
         }
     }
@@ -61,23 +74,30 @@ package enum CommandSteps {
         return try readManifest(fetched.path, displayName: url, context: context)
     }
 
-    package static func resolveDest(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) -> String {
+    package static func resolveDest(
+        _ arguments: ParsedArguments, console: Console, checkingFirst: () throws(ExitStatus) -> Void = {}
+    ) throws(ExitStatus) -> String {
         let dest = arguments.value("--dest") ?? "."
         switch CacheDirectory.resolve(dest) {
         case .success(let resolved):
             return resolved
         case .failure(let problem):
+            try checkingFirst()
             console.err("Error: --dest \(QuotedValue.quote(dest)): \(problem.message)\n")
             throw ExitStatus(problem.kind)
         }
     }
 
     /// Opens (creating when needed) the cache directory and its `.assetsync/`.
-    package static func openCache(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) -> CacheRoot {
-        let path = try resolveDest(arguments, console: console)
+    /// `checkingFirst` runs before any failure is told: it throws the error that should be told instead.
+    package static func openCache(
+        _ arguments: ParsedArguments, console: Console, checkingFirst: () throws(ExitStatus) -> Void = {}
+    ) throws(ExitStatus) -> CacheRoot {
+        let path = try resolveDest(arguments, console: console, checkingFirst: checkingFirst)
         do {
             return try CacheRoot(resolvedPath: path)
         } catch {
+            try checkingFirst()
             // A system error is most often permissions; the other errors say themselves what to do.
             let hint = if case .system = error { " Check that it is writable." } else { "" }
             console.err("Error: cannot open the cache directory: \(error.messageWithRemedy).\(hint)\n")
@@ -86,8 +106,10 @@ package enum CommandSteps {
     }
 
     /// Takes the cache directory's lock for the whole run, waiting up to `--lock-wait` seconds.
+    /// `checkingFirst` runs before a failure is told, as for `openCache`.
     package static func lock(
-        _ root: CacheRoot, _ arguments: ParsedArguments, command: String, context: CommandContext
+        _ root: CacheRoot, _ arguments: ParsedArguments, command: String, context: CommandContext,
+        checkingFirst: () throws(ExitStatus) -> Void = {}
     ) throws(ExitStatus) -> CacheLock {
         let console = context.console
         let wait: Double
@@ -98,6 +120,12 @@ package enum CommandSteps {
         do {
             return try CacheLock(root: root, wait: wait, shouldStop: context.stop.isRequested)
         } catch {
+            do throws(ExitStatus) {
+                try checkingFirst()
+            } catch {
+                root.forgetWhatThisRunCreated()
+                throw error
+            }
             switch error {
             case .held:
                 if context.stop.isRequested() { throw .interrupted }

@@ -22,15 +22,25 @@ package enum PullCommand {
         }
         if arguments.flags.contains("--dry-run") { return try PlanCommand.run(arguments, context: context) }
         let source = arguments.arguments[0]
-        // A local manifest is refused before anything is touched; a remote one is fetched
-        // (after the splay) into the locked cache directory.
-        let local = CommandSteps.isURL(source) ? nil : try CommandSteps.readManifest(source, context: context)
-        let root = try CommandSteps.openCache(arguments, console: console)
-        let lock = try CommandSteps.lock(root, arguments, command: command, context: context)
+        // A local manifest is read while the cache directory is opened, locked and walked. A bad one
+        // is still the error told, ahead of any about the cache, and the run leaves nothing it made.
+        // A remote one is fetched (after the splay) into the locked cache directory.
+        let local = CommandSteps.isURL(source) ? nil : ManifestReading(source, input: context.input)
+        let badManifestFirst = { () throws(ExitStatus) in if let local { _ = try CommandSteps.reported(local.result(), console: console) } }
+        let root = try CommandSteps.openCache(arguments, console: console, checkingFirst: badManifestFirst)
+        let lock = try CommandSteps.lock(root, arguments, command: command, context: context, checkingFirst: badManifestFirst)
         defer { withExtendedLifetime(lock) {} }
         if waits.splay > 0, Splay.wait(upTo: waits.splay, stop: context.stop) { throw .interrupted }
+        let walk = local.map { _ in CacheWalk(root) }
         let manifest: Manifest
-        if let local { manifest = local } else {
+        if let local {
+            do {
+                manifest = try CommandSteps.reported(local.result(), console: console)
+            } catch {
+                root.forgetWhatThisRunCreated()
+                throw error
+            }
+        } else {
             manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, context: context)
         }
         let reporter = context.pullReporters(quiet: arguments.flags.contains("--quiet"), json: arguments.flags.contains("--json"))
@@ -39,7 +49,7 @@ package enum PullCommand {
         do {
             outcome = try PullSession(manifest: manifest, root: root, options: options, events: reporter, stop: context.stop,
                 clock: context.clock)
-                .run(verifyAll: arguments.flags.contains("--verify"), deleteUpTo: waits.deleteUpTo)
+                .run(verifyAll: arguments.flags.contains("--verify"), deleteUpTo: waits.deleteUpTo, walk: walk)
         } catch {
             switch error {
             case .scan, .state:
@@ -50,7 +60,7 @@ package enum PullCommand {
                         + "(\(ByteCount.human(shortfall.toDownload)) to download and a margin of \(ByteCount.human(shortfall.margin))), "
                         + "but \(ByteCount.human(shortfall.free)) is free. Nothing was downloaded; free some space and run again.\n")
             case .deleteInUnmanagedDirectory:
-                root.forgetMetadataCreatedByThisRun()
+                root.forgetWhatThisRunCreated()
                 console.err(
                     "Error: --delete removes nothing from \(root.path): no earlier pull completed there (it has no "
                         + ".assetsync/state), so it may not be a directory assetsync manages. Pull once without --delete first.\n")

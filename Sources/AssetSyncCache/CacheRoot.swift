@@ -11,8 +11,9 @@ public final class CacheRoot: Sendable {
     /// `DEST/.assetsync/`
     let metadataFD: Int32
     let partialFD: Int32
-    /// Whether this run made `.assetsync/`, so that a run that refuses to act can leave nothing behind.
-    /// (Whether DEST is managed is another question, answered by a committed state index.)
+    /// Whether this run made DEST, and `.assetsync/`, so that a run that refuses to act can leave
+    /// nothing behind. (Whether DEST is managed is another question, answered by a committed state index.)
+    private let createdDirectory: Bool
     private let createdMetadata: Bool
 
     static let metadataName = ".assetsync"
@@ -21,7 +22,8 @@ public final class CacheRoot: Sendable {
     /// Opens (creating when needed) the resolved cache directory and its `.assetsync/partial/`.
     public init(resolvedPath: String) throws(CacheError) {
         path = resolvedPath
-        if mkdir(resolvedPath, 0o755) != 0, errno != EEXIST { throw .system(SystemError("mkdir", path: resolvedPath)) }
+        createdDirectory = mkdir(resolvedPath, 0o755) == 0
+        if !createdDirectory, errno != EEXIST { throw .system(SystemError("mkdir", path: resolvedPath)) }
         let root = open(resolvedPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard root >= 0 else { throw .system(SystemError("open", path: resolvedPath)) }
         var status = stat()
@@ -47,13 +49,14 @@ public final class CacheRoot: Sendable {
         fd = root
     }
 
-    /// Removes the `.assetsync/` this run created (the lock file and the empty `partial/`), when a run
-    /// refuses to act on a directory it did not manage before; one it found is left alone.
-    public func forgetMetadataCreatedByThisRun() {
+    /// Removes the `.assetsync/` this run created (the lock file and the empty `partial/`), and DEST
+    /// when this run made it, when a run refuses to act; what it found is left alone.
+    public func forgetWhatThisRunCreated() {
         guard createdMetadata else { return }
         unlinkat(metadataFD, CacheLock.fileName, 0)
         unlinkat(metadataFD, Self.partialName, AT_REMOVEDIR)
         unlinkat(fd, Self.metadataName, AT_REMOVEDIR)
+        if createdDirectory { rmdir(path) }
     }
 
     deinit {

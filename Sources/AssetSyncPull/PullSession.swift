@@ -57,12 +57,10 @@ public struct PullSession {
     /// Runs the pull. With `verifyAll`, the state index is ignored and every present
     /// file of the right size is read and proven again. With `deleteUpTo`, files the
     /// manifest does not list are removed afterwards, unless there are more than that.
-    public func run(verifyAll: Bool = false, deleteUpTo maximumDeletions: Int? = nil) throws(StartError) -> Outcome {
-        // The walk of the cache (system calls, mostly) runs on a thread of its own while this one
-        // reads the state index and matches it with the manifest.
-        let path = root.path
-        let scan = { () -> Result<CacheListing, SystemError> in Result { () throws(SystemError) in try CacheScanner.scan(root: path) } }
-        let scanning = JoinableThread(scan)
+    /// `walk` is the cache's walk when the caller started it early; by default it starts here, and runs
+    /// while this thread reads the state index and matches it with the manifest.
+    public func run(verifyAll: Bool = false, deleteUpTo maximumDeletions: Int? = nil, walk: CacheWalk? = nil) throws(StartError) -> Outcome {
+        let walk = walk ?? CacheWalk(root)
         // Read under the lock: only a run that got as far as saving an index leaves one, so it also
         // says whether DEST is managed (`--delete`).
         let committed = StateIndex.committed(in: root)
@@ -70,7 +68,7 @@ public struct PullSession {
         let order = PathOrder.sortedIndices(of: manifest.entries)
         let previous = (committed ?? StateIndex()).proofs(for: manifest.entries, inOrder: order)
         let plan: SyncPlan
-        switch scanning?.join() ?? scan() {
+        switch walk.listing() {
         case .success(let cache): plan = SyncPlan(manifest: manifest, cache: cache, proofs: verifyAll ? nil : previous, inOrder: order)
         case .failure(let error): throw .scan(error)
         }

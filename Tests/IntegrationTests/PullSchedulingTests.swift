@@ -24,6 +24,13 @@ import TestSupport
         #expect(second.stderr.hasSuffix("It is freed when that run ends; wait for it, or pass --lock-wait SECONDS.\n"))
         let lockFile = try String(contentsOfFile: sandbox.dest + "/.assetsync/lock", encoding: .utf8)
         #expect(lockFile.hasPrefix("pid \(holder.pid)\nhost "))
+        // The manifest is read while the lock is tried: a bad one is still the error told.
+        let work = try TemporaryDirectory()
+        let bad = work.path + "/bad.xml"
+        try Data("<manifest version=\"1\"><file path=".utf8).write(to: URL(fileURLWithPath: bad))
+        let refused = try AssetSyncBinary.run(["pull", bad, "--dest", sandbox.dest])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.hasPrefix("Error: ") && refused.stderr.contains("bad.xml") && !refused.stderr.contains("lock"))
 
         let waiting = try AssetSyncBinary.start(["pull", manifest, "--dest", sandbox.dest, "--lock-wait", "60"])
         #expect(waiting.waitUntilOpen(sandbox.dest + "/.assetsync/lock"))
@@ -33,6 +40,21 @@ import TestSupport
         let result = try waiting.wait(timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try sandbox.cached() == sandbox.expected)
+    }
+
+    @Test func aBadManifestLeavesNoDestinationBehind() throws {
+        let work = try TemporaryDirectory()
+        let bad = work.path + "/bad.xml"
+        try Data("<manifest version=\"1\"><file path=\"a\" size=\"1\"/></manifest>".utf8).write(to: URL(fileURLWithPath: bad))
+        for dest in [work.path + "/new", work.path + "/empty"] {
+            if dest.hasSuffix("empty") { try FileManager.default.createDirectory(atPath: dest, withIntermediateDirectories: false) }
+            let result = try AssetSyncBinary.run(["pull", bad, "--dest", dest])
+            #expect(result.status == 2)
+            #expect(result.stderr.hasPrefix("Error: ") && result.stderr.contains("bad.xml"))
+            // Read while the cache was opened and locked, it leaves nothing of that behind.
+            #expect(FileManager.default.fileExists(atPath: dest) == dest.hasSuffix("empty"))
+            #expect(!FileManager.default.fileExists(atPath: dest + "/.assetsync"))
+        }
     }
 
     @Test func twoConcurrentPullsNeverBothWrite() throws {
