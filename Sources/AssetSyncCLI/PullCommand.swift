@@ -1,6 +1,7 @@
 import AssetSyncCache
 import AssetSyncModel
 package import AssetSyncPull
+import AssetSyncSystem
 package import AssetSyncTransfer
 
 /// `assetsync pull`: make the cache match the manifest, every file proven by its CRC-32.
@@ -25,8 +26,9 @@ package enum PullCommand {
         // A local manifest is read while the cache directory is opened, locked and walked. A bad one
         // is still the error told, ahead of any about the cache, and the run leaves nothing it made.
         // A remote one is fetched (after the splay) into the locked cache directory.
-        let local = CommandSteps.isURL(source) ? nil : ManifestReading(source, input: context.input)
-        let badManifestFirst = { () throws(ExitStatus) in if let local { _ = try CommandSteps.reported(local.result(), console: console) } }
+        let input = context.input
+        let local = CommandSteps.isURL(source) ? nil : BackgroundWork { CommandSteps.loadManifest(source, input: input) }
+        let badManifestFirst = { () throws(ExitStatus) in if let local { _ = try CommandSteps.reported(local.value(), console: console) } }
         let root = try CommandSteps.openCache(arguments, console: console, checkingFirst: badManifestFirst)
         let lock = try CommandSteps.lock(root, arguments, command: command, context: context, checkingFirst: badManifestFirst)
         defer { withExtendedLifetime(lock) {} }
@@ -35,7 +37,7 @@ package enum PullCommand {
         let manifest: Manifest
         if let local {
             do {
-                manifest = try CommandSteps.reported(local.result(), console: console)
+                manifest = try CommandSteps.reported(local.value(), console: console)
             } catch {
                 root.forgetWhatThisRunCreated()
                 throw error
