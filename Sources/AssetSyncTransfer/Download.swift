@@ -417,11 +417,12 @@ package final class Download {
     /// they are), or removes them when there are none or the file keeps no record.
     func suspend() {
         if let group, !group.awaitingLead {
-            try? group.saveRecord(via: sink)
+            try? group.saveRecord(via: sink, flushing: true)
         } else if sink.offset == 0 || !keepsResumeRecord {
             sink.discard()
             record = nil
         } else if let record {
+            try? sink.flush()  // the bytes held back too: they are kept for the next run
             try? sink.saveResume(record.fields)
         }
     }

@@ -12,6 +12,11 @@ package protocol DownloadSink: AnyObject {
     func append(_ bytes: UnsafeRawBufferPointer) throws(SystemError)
     /// Waits until every byte appended is written; throws the first error met in writing them.
     func flush() throws(SystemError)
+    /// Waits for the writes under way, leaving bytes held back to keep writes aligned where they are;
+    /// `writtenOffset` then says how far the bytes on disk go. Throws as `flush` does.
+    func settle() throws(SystemError)
+    /// How far the bytes go that are written or being written: `offset` less any held back.
+    var writtenOffset: Int64 { get }
     /// Drops every byte and the resume record: the next response starts from zero.
     func restart() throws(SystemError)
     /// Removes the bytes and the record for good.
@@ -25,4 +30,6 @@ package protocol DownloadSink: AnyObject {
 extension DownloadSink {
     /// A sink that writes as `append` is called has nothing to wait for.
     package func flush() throws(SystemError) {}
+    package func settle() throws(SystemError) {}
+    package var writtenOffset: Int64 { offset }
 }

@@ -4,7 +4,8 @@ package import AssetSyncSystem
 /// buffers, and each full buffer is appended to the inner sink by the lane's thread while libcurl
 /// receives more. Every other operation first waits for the writes in flight, so the inner sink
 /// is seen as if each append had run here; a write's error comes back from a later `append` or
-/// from `flush`.
+/// from `flush`. A partly filled buffer is held back until it fills or the download ends, so that
+/// every write starts where the one before ended, block-aligned for direct I/O.
 package final class QueuedSink: DownloadSink {
     package let inner: any DownloadSink
     let pool: WriterPool
@@ -36,6 +37,8 @@ package final class QueuedSink: DownloadSink {
 
     package var resumeFields: [String: String]? { inner.resumeFields }
 
+    package var writtenOffset: Int64 { offset - Int64(filled) }
+
     package func append(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
         if writes.hasFailed { try flush() }
         var rest = bytes
@@ -58,6 +61,10 @@ package final class QueuedSink: DownloadSink {
         if let error = writes.wait() { throw error }
     }
 
+    package func settle() throws(SystemError) {
+        if let error = writes.wait() { throw error }
+    }
+
     package func restart() throws(SystemError) {
         dropUnsent()
         try inner.restart()
@@ -70,8 +77,10 @@ package final class QueuedSink: DownloadSink {
         offset = inner.offset
     }
 
+    /// Saves the record once the bytes sent are written; the bytes held back are not, so the record
+    /// must name at most `writtenOffset` (a segment's record does; a whole file's names no offset).
     package func saveResume(_ fields: [(key: String, value: String?)]) throws(SystemError) {
-        try flush()
+        try settle()
         try inner.saveResume(fields)
     }
 
@@ -121,6 +130,8 @@ final class QueuedSegmentableSink: SegmentableSink {
     var resumeFields: [String: String]? { whole.resumeFields }
     func append(_ bytes: UnsafeRawBufferPointer) throws(SystemError) { try whole.append(bytes) }
     func flush() throws(SystemError) { try whole.flush() }
+    func settle() throws(SystemError) { try whole.settle() }
+    var writtenOffset: Int64 { whole.writtenOffset }
     func restart() throws(SystemError) { try whole.restart() }
     func discard() { whole.discard() }
     func saveResume(_ fields: [(key: String, value: String?)]) throws(SystemError) { try whole.saveResume(fields) }

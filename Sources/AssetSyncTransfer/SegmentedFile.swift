@@ -99,17 +99,21 @@ final class SegmentedFile {
 
     static let boundary: Int64 = 1 << 20
 
-    /// Saves the resume record through `sink` once every segment's bytes are written (a sink may
-    /// write on another thread), so that a record never names bytes a crash could still lose.
-    func saveRecord(via sink: any DownloadSink) throws(SystemError) {
-        for member in members { try member.sink.flush() }
+    /// Saves the resume record through `sink` once the bytes it names are written (a sink may write
+    /// on another thread, and hold back a partly filled buffer to keep its writes aligned), so that a
+    /// record never names bytes a crash could still lose. `flushing` writes the held-back bytes
+    /// first, for a record saved as the segments stop.
+    func saveRecord(via sink: any DownloadSink, flushing: Bool = false) throws(SystemError) {
+        for member in members {
+            if flushing { try member.sink.flush() } else { try member.sink.settle() }
+        }
         try sink.saveResume(recordFields)
     }
 
     /// The resume record's fields: the version, and each segment's range and the bytes it holds.
     var recordFields: [(key: String, value: String?)] {
         guard var record else { return [] }
-        record.segments = members.map { .init(range: $0.range, done: $0.sink.offset - $0.range.lowerBound) }
+        record.segments = members.map { .init(range: $0.range, done: $0.sink.writtenOffset - $0.range.lowerBound) }
             + unreleased.map { .init(range: $0, done: 0) }
         return record.fields
     }

@@ -89,15 +89,19 @@ import TestSupport
         try sink.flush()
     }
 
-    @Test func restartDropsBytesNotYetWrittenAndSaveResumeWritesThemFirst() throws {
+    @Test func restartDropsBytesNotYetWrittenAndSaveResumeWaitsForTheBytesSent() throws {
         let bytes = Self.randomBytes(10_000)
         let inner = MemorySink(expected: bytes)
-        let pool = WriterPool(lanes: 1, buffers: 2, bufferSize: 65536)
+        let pool = WriterPool(lanes: 1, buffers: 2, bufferSize: 4096)
         let sink = QueuedSink(inner, pool: pool, lane: 0)
-        try Self.feed(Array(bytes[0..<3000]), to: sink, maximumPiece: 1000)
+        try Self.feed(Array(bytes[0..<5000]), to: sink, maximumPiece: 1000)
         try sink.saveResume([(key: "etag", value: "\"v1\"")])
-        #expect(inner.bytes == Array(bytes[0..<3000]))  // written before the record that names them
-        try Self.feed(Array(bytes[3000...]), to: sink, maximumPiece: 1000)
+        // The full buffer is written before the record; the partly filled one is held back, and
+        // `writtenOffset` says so: a segment's record names no more than that.
+        #expect(inner.bytes == Array(bytes[0..<4096]))
+        #expect(sink.writtenOffset == 4096)
+        #expect(sink.offset == 5000)
+        try Self.feed(Array(bytes[5000...]), to: sink, maximumPiece: 1000)
         try sink.restart()
         #expect(inner.bytes.isEmpty)
         #expect(sink.offset == 0)
@@ -137,6 +141,26 @@ import TestSupport
         #expect(back == bytes)
     }
 
+    @Test func recordsSavedMidStreamLeaveEveryWriteAtABufferBoundary() throws {
+        let bytes = Self.randomBytes(100_000)
+        let inner = WriteLog(expected: bytes)
+        let pool = WriterPool(lanes: 1, buffers: 2, bufferSize: 4096)
+        let sink = QueuedSink(inner, pool: pool, lane: 0)
+        var start = 0
+        while start < bytes.count {
+            let end = min(bytes.count, start + 3000)
+            try Self.feed(Array(bytes[start..<end]), to: sink, maximumPiece: 1000)
+            try sink.saveResume([(key: "etag", value: "\"v1\"")])  // as a segment does every few MiB
+            start = end
+        }
+        try sink.flush()
+        #expect(sink.mismatch() == nil)
+        // Each write but the last starts at a multiple of the buffer size and fills a buffer.
+        let writes = inner.writes
+        #expect(writes.dropLast().allSatisfy { $0.offset % 4096 == 0 && $0.count == 4096 })
+        #expect(writes.last.map { $0.offset + Int64($0.count) } == Int64(bytes.count))
+    }
+
     /// Pages of the first `length` bytes of `fd` held in the page cache.
     private static func residentPages(fd: Int32, length: Int) throws -> Int {
         let map = mmap(nil, length, PROT_READ, MAP_SHARED, fd, 0)
@@ -168,6 +192,28 @@ private final class Log: @unchecked Sendable {
         defer { pthread_mutex_unlock(lock) }
         return stored
     }
+}
+
+/// A sink in memory that logs where each append started and how long it was.
+private final class WriteLog: DownloadSink {
+    private let memory: MemorySink
+    private(set) var writes: [(offset: Int64, count: Int)] = []
+
+    init(expected: [UInt8]) { memory = MemorySink(expected: expected) }
+
+    var offset: Int64 { memory.offset }
+    var resumeFields: [String: String]? { nil }
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        writes.append((memory.offset, bytes.count))
+        memory.append(bytes)
+    }
+    func restart() {
+        writes = []
+        memory.restart()
+    }
+    func discard() { memory.discard() }
+    func saveResume(_ fields: [(key: String, value: String?)]) {}
+    func mismatch() -> String? { memory.mismatch() }
 }
 
 /// A sink whose disk fills after `failAfter` bytes.
