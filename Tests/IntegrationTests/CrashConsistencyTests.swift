@@ -20,6 +20,8 @@ import TestSupport
         /// The final paths (relative to DEST) that files were renamed onto, in order.
         var committed: [String]
         var log: String
+        /// DEST as the trace names it.
+        var dest: String
     }
 
     /// Runs the binary with `arguments` under strace and checks every rule over its calls.
@@ -36,7 +38,7 @@ import TestSupport
             guard case .rename = operation.kind, rules.isFinal(operation.path) else { return nil }
             return String(operation.path.dropFirst(rules.dest.count + 1))
         }
-        return TracedRun(result: result, timeline: timeline, violations: rules.check(timeline), committed: committed, log: log)
+        return TracedRun(result: result, timeline: timeline, violations: rules.check(timeline), committed: committed, log: log, dest: rules.dest)
     }
 
     /// Expects a successful run that broke no rule and committed exactly `paths` (in any order).
@@ -47,6 +49,17 @@ import TestSupport
         // The index was replaced, so R2 and R3 had a state index to check against.
         #expect(run.timeline.operations.contains { $0.isRename(to: CommitRules.parent(of: $0.path) + "/state") },
                 sourceLocation: sourceLocation)
+    }
+
+    /// The rules broken by `run`'s trace without the lines that `drop` picks: the checker, shown to fail on a real trace.
+    static func violations(in run: TracedRun, dropping drop: (Substring) -> Bool) -> [CommitRules.Violation] {
+        let kept = run.log.split(separator: "\n", omittingEmptySubsequences: false).filter { !drop($0) }
+        return CommitRules(dest: run.dest).check(FileTimeline(StraceLog(kept.joined(separator: "\n"))))
+    }
+
+    /// Whether a trace line is an fsync, fdatasync or syncfs call.
+    static func isSync(_ line: Substring) -> Bool {
+        [" fsync(", " fdatasync(", " syncfs("].contains { line.contains($0) }
     }
 
     // MARK: - Real runs
@@ -60,6 +73,8 @@ import TestSupport
         let run = try Self.traced(["pull", sandbox.manifest(base: nginx.baseURL), "--dest", sandbox.dest], dest: sandbox.dest)
         Self.expectClean(run, committed: ["big.bin"])
         #expect(run.timeline.operations.filter { $0.kind == .write && $0.path.hasSuffix(".part") }.count > 2)
+        let unsynced = Self.violations(in: run) { Self.isSync($0) && $0.contains(".part>") }
+        #expect(unsynced.map(\.rule) == [.dataSyncedBeforeRename])
         #expect(try sandbox.cached() == sandbox.expected)
     }
 
@@ -74,6 +89,8 @@ import TestSupport
         let run = try Self.traced(["pull", sandbox.manifest(base: nginx.baseURL), "--dest", sandbox.dest], dest: sandbox.dest)
         Self.expectClean(run, committed: Array(files.keys))
         #expect(run.timeline.operations.contains { $0.kind == .syncFileSystem })
+        let unsynced = Self.violations(in: run) { Self.isSync($0) && $0.contains(" syncfs(") }
+        #expect(unsynced.count == 300 && unsynced.allSatisfy { $0.rule == .dataSyncedBeforeRename })
         #expect(try sandbox.cached() == sandbox.expected)
     }
 
@@ -112,6 +129,8 @@ import TestSupport
         try handle.close()
         let run = try Self.traced(["verify", manifest, "--dest", sandbox.dest, "--repair"], dest: sandbox.dest)
         Self.expectClean(run, committed: ["a.bin"])
+        let unsyncedDirectory = Self.violations(in: run) { Self.isSync($0) && $0.hasSuffix("/dest>) = 0") }
+        #expect(unsyncedDirectory.map(\.rule) == [.directorySyncedBeforeIndex])
         #expect(try sandbox.cached() == sandbox.expected)
     }
 
@@ -129,6 +148,8 @@ import TestSupport
             return CommitRules.name(of: CommitRules.parent(of: $0.path)) == ".assetsync"
         }
         #expect(metadataRenames.count >= 3)  // the manifest's copy, its meta, the state index
+        let unsyncedCopy = Self.violations(in: run) { Self.isSync($0) && $0.contains("/.assetsync/manifest.tmp-") }
+        #expect(unsyncedCopy.map(\.rule) == [.metadataReplacedDurably])
         #expect(try sandbox.cached() == sandbox.expected)
     }
 
