@@ -238,6 +238,16 @@ import TestSupport
         #expect(Self.violations(in: trace).map(\.rule) == [.directorySyncedBeforeIndex])
     }
 
+    @Test func r2CatchesADirectoryMadeOnTheWayAndNotMadeDurable() {
+        let made = "100 05:00:00.000011 mkdirat(3</d>, \"sub\", 0755) = 0\n" + Self.goodTrace.split(separator: "\n")[10]
+        let found = Self.violations(in: Self.edit(Self.goodTrace, [11: made]))
+        #expect(found.map(\.rule) == [.directorySyncedBeforeIndex])
+        #expect(found.first?.detail.contains("/d/sub was made") == true)
+        // Its parent fsynced after the mkdirat and before the state index: the rule holds.
+        let synced = Self.edit(Self.goodTrace, [11: made, 16: "100 05:00:00.000016 fsync(8</d/sub>) = 0\n100 05:00:00.000016 fsync(3</d>) = 0"])
+        #expect(Self.violations(in: synced).isEmpty)
+    }
+
     @Test func r3CatchesAnIndexRenamedWithoutASync() {
         let found = Self.violations(in: Self.edit(Self.goodTrace, [20: nil]))
         #expect(found.map(\.rule) == [.metadataReplacedDurably])

@@ -9,7 +9,9 @@ struct CommitRules {
         /// returns before it is renamed to a final path.
         case dataSyncedBeforeRename = "R1"
         /// R2: the parent directory of each final path renamed into is fsynced after that rename and
-        /// before the next state index is renamed into place (which records the file).
+        /// before the next state index is renamed into place (which records the file). A directory the run
+        /// made on the way to the file counts too: its own parent is fsynced after the `mkdirat`, else a
+        /// crash can lose the directory, and the file in it, that the state index vouches for.
         case directorySyncedBeforeIndex = "R2"
         /// R3: a file of `.assetsync/` (the state index, the remote manifest's copy and its meta) is
         /// written under a fresh temporary name, synced, renamed into place, then `.assetsync/` is fsynced;
@@ -66,13 +68,26 @@ struct CommitRules {
                     violate(.dataSyncedBeforeRename, operation, "\(source) was renamed to \(path) \(missing)")
                 }
                 let index = operations.first { $0.event.line > operation.event.endLine && $0.isRename(to: stateIndex) }
-                let synced = operations.contains { sync in
-                    sync.kind == .sync && sync.path == parent && sync.event.line > operation.event.endLine
-                        && index.map { sync.event.endLine < $0.event.line } ?? true
+                /// Whether `directory` was fsynced after `line` and before the state index was renamed into place.
+                func synced(_ directory: String, after line: Int) -> Bool {
+                    operations.contains { sync in
+                        sync.kind == .sync && sync.path == directory && sync.event.line > line
+                            && index.map { sync.event.endLine < $0.event.line } ?? true
+                    }
                 }
-                if !synced {
-                    let until = index.map { "before the state index was renamed into place at line \($0.event.line)" } ?? "at all"
+                let until = index.map { "before the state index was renamed into place at line \($0.event.line)" } ?? "at all"
+                if !synced(parent, after: operation.event.endLine) {
                     violate(.directorySyncedBeforeIndex, operation, "\(parent) was not fsynced after \(path) was renamed into it \(until)")
+                }
+                var directory = parent
+                while isFinal(directory) {
+                    if let made = operations.first(where: {
+                        $0.kind == .makeDirectory && $0.path == directory && $0.event.line < operation.event.line
+                    }), !synced(Self.parent(of: directory), after: made.event.endLine) {
+                        violate(.directorySyncedBeforeIndex, operation,
+                                "\(directory) was made (line \(made.event.line)) on the way to \(path), but its parent was not fsynced after it \(until)")
+                    }
+                    directory = Self.parent(of: directory)
                 }
             case .rename(let source) where parent == metadata:
                 checkReplacement(of: operation, from: source, in: operations, rule: .metadataReplacedDurably, violate: violate)

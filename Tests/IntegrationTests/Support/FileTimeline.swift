@@ -19,6 +19,8 @@ struct FileTimeline: Sendable {
             case rename(source: String)
             case link(source: String)
             case unlink
+            /// `mkdirat` of the directory at `path`.
+            case makeDirectory
         }
 
         var kind: Kind
@@ -95,6 +97,9 @@ struct FileTimeline: Sendable {
             let file = files.removeValue(forKey: path)
             if let file, paths[file] == path { paths[file] = nil }
             add(.unlink, file, path)
+        case "mkdirat":
+            guard let path = event.path(directory: 0, name: 1) else { return }
+            add(.makeDirectory, newFile(at: path), path)
         case "close":
             guard let argument = event.arguments.first, let (number, _) = SyscallEvent.descriptor(argument) else { return }
             tables[table]?[number] = nil
