@@ -83,7 +83,8 @@ import TestSupport
     @Test(.enabled(if: hasStrace, "needs strace"))
     func manySmallFilesInGroups() throws {
         var files: [String: Data] = [:]
-        for index in 0..<300 { files["d\(index % 7)/f\(index).bin"] = PullNginxTests.random(1000 + index) }
+        // New directories, some inside other new ones: each must be durable in its parent (R2).
+        for index in 0..<300 { files["d\(index % 7)/\(index % 2 == 0 ? "" : "deep/")f\(index).bin"] = PullNginxTests.random(1000 + index) }
         files["empty.cfg"] = Data()  // committed on its own path: created in `partial/`, one syncfs, renamed
         let sandbox = try Sandbox(serving: files)
         let nginx = try NginxServer(root: sandbox.served)
