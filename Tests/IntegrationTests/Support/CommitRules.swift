@@ -61,7 +61,7 @@ struct CommitRules {
             let parent = Self.parent(of: path)
             switch operation.kind {
             case .rename(let source) where isFinal(path):
-                if Self.parent(of: source) != partial && !source.hasPrefix(partial + "/") {
+                if !source.hasPrefix(partial + "/") {
                     violate(.onlyPartialsBecomeFinal, operation, "\(path) was renamed from \(source), not from .assetsync/partial/")
                 }
                 if let missing = missingDataSync(before: operation, in: operations) {
@@ -81,7 +81,7 @@ struct CommitRules {
                 }
                 var directory = parent
                 while isFinal(directory) {
-                    if let made = operations.first(where: {
+                    if let made = operations.last(where: {
                         $0.kind == .makeDirectory && $0.path == directory && $0.event.line < operation.event.line
                     }), !synced(Self.parent(of: directory), after: made.event.endLine) {
                         violate(.directorySyncedBeforeIndex, operation,
@@ -132,7 +132,7 @@ struct CommitRules {
         }
         let lastChange = changes.map(\.event.endLine).max() ?? 0
         let synced = operations.contains { sync in
-            let covers = (sync.kind == .sync && sync.file == rename.file) || (sync.kind == .syncFileSystem && sync.path.hasPrefix(dest))
+            let covers = (sync.kind == .sync && sync.file == rename.file) || (sync.kind == .syncFileSystem && (sync.path == dest || sync.path.hasPrefix(dest + "/")))
             return covers && sync.event.line > lastChange && sync.event.endLine < rename.event.line
         }
         if synced { return nil }
