@@ -38,7 +38,8 @@ import TestSupport
             guard case .rename = operation.kind, rules.isFinal(operation.path) else { return nil }
             return String(operation.path.dropFirst(rules.dest.count + 1))
         }
-        return TracedRun(result: result, timeline: timeline, violations: rules.check(timeline), committed: committed, log: log, dest: rules.dest)
+        return TracedRun(
+            result: result, timeline: timeline, violations: rules.check(timeline), committed: committed, log: log, dest: rules.dest)
     }
 
     /// Expects a successful run that broke no rule and committed exactly `paths` (in any order).

@@ -84,8 +84,8 @@ struct CommitRules {
                     if let made = operations.last(where: {
                         $0.kind == .makeDirectory && $0.path == directory && $0.event.line < operation.event.line
                     }), !synced(Self.parent(of: directory), after: made.event.endLine) {
-                        violate(.directorySyncedBeforeIndex, operation,
-                                "\(directory) was made (line \(made.event.line)) on the way to \(path), but its parent was not fsynced after it \(until)")
+                        violate(.directorySyncedBeforeIndex, operation, "\(directory) was made (line \(made.event.line)) on the way to "
+                                + "\(path), but its parent was not fsynced after it \(until)")
                     }
                     directory = Self.parent(of: directory)
                 }
@@ -99,9 +99,9 @@ struct CommitRules {
                 }
             case .rename(let source) where parent == partial && path.hasSuffix(".resume"):
                 checkReplacement(of: operation, from: source, in: operations, rule: .resumeRecordReplaced, violate: violate)
-                if let write = operations.last(where: { $0.file == operation.file && $0.kind == .write && $0.event.line < operation.event.line }),
-                   write.event.endLine > operation.event.line {
-                    violate(.resumeRecordReplaced, operation, "\(path) was renamed into place while line \(write.event.line) still wrote it")
+                let writes = operations.filter { $0.file == operation.file && $0.kind == .write && $0.event.line < operation.event.line }
+                if let write = writes.last, write.event.endLine > operation.event.line {
+                    violate(.resumeRecordReplaced, operation, "\(path) was renamed into place while line \(write.event.line) wrote it")
                 }
             case .link(let source) where isFinal(path):
                 violate(.onlyPartialsBecomeFinal, operation, "\(source) was hard-linked to the final path \(path)")
@@ -132,7 +132,8 @@ struct CommitRules {
         }
         let lastChange = changes.map(\.event.endLine).max() ?? 0
         let synced = operations.contains { sync in
-            let covers = (sync.kind == .sync && sync.file == rename.file) || (sync.kind == .syncFileSystem && (sync.path == dest || sync.path.hasPrefix(dest + "/")))
+            let onDest = sync.path == dest || sync.path.hasPrefix(dest + "/")
+            let covers = (sync.kind == .sync && sync.file == rename.file) || (sync.kind == .syncFileSystem && onDest)
             return covers && sync.event.line > lastChange && sync.event.endLine < rename.event.line
         }
         if synced { return nil }
@@ -144,7 +145,9 @@ struct CommitRules {
         of rename: FileTimeline.Operation, from source: String, in operations: [FileTimeline.Operation], rule: Rule,
         violate: (Rule, FileTimeline.Operation, String) -> Void
     ) {
-        let fresh = operations.contains { $0.file == rename.file && $0.kind == .create(exclusive: true) && $0.event.line < rename.event.line }
+        let fresh = operations.contains {
+            $0.file == rename.file && $0.kind == .create(exclusive: true) && $0.event.line < rename.event.line
+        }
         if Self.parent(of: source) != Self.parent(of: rename.path) || !Self.name(of: source).contains(".tmp-") || !fresh {
             violate(rule, rename, "\(rename.path) was replaced by \(source), not by a fresh temporary file (O_EXCL, .tmp-) beside it")
         }
