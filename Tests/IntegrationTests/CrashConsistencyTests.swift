@@ -25,11 +25,11 @@ import TestSupport
     }
 
     /// Runs the binary with `arguments` under strace and checks every rule over its calls.
-    static func traced(_ arguments: [String], dest: String) throws -> TracedRun {
+    static func traced(_ arguments: [String], dest: String, environment: [String: String]? = nil) throws -> TracedRun {
         let scratch = try TemporaryDirectory()
         let logPath = scratch.path + "/strace.log"
         let result = try AssetSyncBinary.run(
-            arguments, prefix: [strace, "-f", "-y", "-tt", "-qq", "-s", "0", "-o", logPath, "-e", "trace=" + tracedCalls])
+            arguments, environment: environment, prefix: [strace, "-f", "-y", "-tt", "-qq", "-s", "0", "-o", logPath, "-e", "trace=" + tracedCalls])
         let log = try String(contentsOfFile: logPath, encoding: .utf8)
         let timeline = FileTimeline(StraceLog(log))
         // `-y` prints resolved paths: the temporary directory may lie behind a symlink.
@@ -76,6 +76,39 @@ import TestSupport
         #expect(run.timeline.operations.filter { $0.kind == .write && $0.path.hasSuffix(".part") }.count > 2)
         let unsynced = Self.violations(in: run) { Self.isSync($0) && $0.contains(".part>") }
         #expect(unsynced.map(\.rule) == [.dataSyncedBeforeRename])
+        #expect(try sandbox.cached() == sandbox.expected)
+    }
+
+    /// One large file in four segments, written by several connections into one partial.
+    @Test(.enabled(if: hasStrace, "needs strace"))
+    func segmentedLargeFile() throws {
+        let sandbox = try Sandbox(serving: ["big.bin": PullNginxTests.random(4 << 20)])
+        let nginx = try NginxServer(root: sandbox.served)
+        defer { nginx.stop() }
+        let run = try Self.traced(
+            ["pull", sandbox.manifest(base: nginx.baseURL), "--dest", sandbox.dest], dest: sandbox.dest,
+            environment: Sandbox.environment(PullSegmentTests.segmented))
+        Self.expectClean(run, committed: ["big.bin"])
+        #expect(Set(nginx.settledAccessLog().compactMap(\.range)) == Set(PullSegmentTests.segmentRanges))
+        #expect(try sandbox.cached() == sandbox.expected)
+    }
+
+    /// A complete partial left by a run killed before its commit (strace: SIGKILL at the second `renameat`,
+    /// after the resume record's) is committed by the next run, which must sync it itself (R1).
+    @Test(.enabled(if: hasStrace, "needs strace"))
+    func partialLeftByAKilledRun() throws {
+        let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(300_000)])
+        let nginx = try NginxServer(root: sandbox.served)
+        defer { nginx.stop() }
+        let manifest = try sandbox.manifest(base: nginx.baseURL)
+        let killed = try AssetSyncBinary.run(
+            ["pull", manifest, "--dest", sandbox.dest],
+            prefix: [Self.strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat", "-e", "inject=renameat:signal=SIGKILL:when=2"])
+        #expect(killed.status != 0)
+        #expect(sandbox.partialSizes() == [300_000])
+        let run = try Self.traced(["pull", manifest, "--dest", sandbox.dest], dest: sandbox.dest)
+        Self.expectClean(run, committed: ["a.bin"])
+        #expect(!run.timeline.operations.contains { $0.kind == .write && $0.path.hasSuffix(".part") })
         #expect(try sandbox.cached() == sandbox.expected)
     }
 
