@@ -31,12 +31,12 @@ public final class CacheRoot: Sendable {
         do throws(CacheError) {
             let metadata: Int32
             do {
-                metadata = try Self.openDirectory(in: root, Self.metadataName, displayPath: resolvedPath + "/" + Self.metadataName)
+                metadata = try Self.openDirectory(in: root, Self.metadataName, displayPath: resolvedPath + "/" + Self.metadataName).fd
             } catch .obstructed(let path, let kind) {
                 throw .metadataObstructed(path: path, by: kind)
             }
             do throws(CacheError) {
-                partialFD = try Self.openDirectory(in: metadata, Self.partialName, displayPath: resolvedPath + "/.assetsync/partial")
+                partialFD = try Self.openDirectory(in: metadata, Self.partialName, displayPath: resolvedPath + "/.assetsync/partial").fd
             } catch {
                 close(metadata)
                 throw error
@@ -68,19 +68,32 @@ public final class CacheRoot: Sendable {
     /// Opens the directory that will hold `relativePath`. When `creating`, missing
     /// directories are made and a symlink in the way is replaced by a real
     /// directory (the link itself is removed, never its target); any other
-    /// file in the way is an obstruction. The caller closes the returned descriptor.
-    package func openParent(of relativePath: String, creating: Bool = true) throws(CacheError) -> Int32 {
-        let components = relativePath.split(separator: "/", omittingEmptySubsequences: false)
+    /// file in the way is an obstruction. `made` is called with the relative path of
+    /// each directory made, which is durable only once its parent is fsynced.
+    /// The caller closes the returned descriptor.
+    package func openParent(
+        of relativePath: String, creating: Bool = true, made: (Substring) -> Void = { _ in }
+    ) throws(CacheError) -> Int32 {
+        try openDirectory(at: PathName.split(relativePath).parent ?? "", creating: creating, made: made)
+    }
+
+    /// Opens the directory at `relativePath` ("" for DEST) as `openParent` does; the caller closes it.
+    package func openDirectory(
+        at relativePath: Substring, creating: Bool = false, made: (Substring) -> Void = { _ in }
+    ) throws(CacheError) -> Int32 {
         var current = dup(fd)
         guard current >= 0 else { throw .system(SystemError("dup", path: path)) }
+        guard !relativePath.isEmpty else { return current }
         var walked = path
-        for component in components.dropLast() {
+        for component in relativePath.split(separator: "/", omittingEmptySubsequences: false) {
             let name = String(component)
             walked += "/" + name
             do throws(CacheError) {
                 let next: Int32
                 if creating {
-                    next = try Self.openDirectory(in: current, name, displayPath: walked, replacingSymlink: true)
+                    let opened = try Self.openDirectory(in: current, name, displayPath: walked, replacingSymlink: true)
+                    next = opened.fd
+                    if opened.made { made(relativePath[..<component.endIndex]) }
                 } else {
                     next = openat(current, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                     if next < 0 { throw CacheError.system(SystemError("open", path: walked)) }
@@ -95,16 +108,20 @@ public final class CacheRoot: Sendable {
         return current
     }
 
-    /// Opens `name` in `parent` as a directory without following a symlink, making it if missing.
+    /// Opens `name` in `parent` as a directory without following a symlink, making it if missing;
+    /// `made` says whether it did.
     private static func openDirectory(
         in parent: Int32, _ name: String, displayPath: String, replacingSymlink: Bool = false
-    ) throws(CacheError) -> Int32 {
+    ) throws(CacheError) -> (fd: Int32, made: Bool) {
+        var made = false
         for _ in 0..<4 {
             let opened = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            if opened >= 0 { return opened }
+            if opened >= 0 { return (opened, made) }
             switch errno {
             case ENOENT:
-                if mkdirat(parent, name, 0o755) != 0, errno != EEXIST {
+                if mkdirat(parent, name, 0o755) == 0 {
+                    made = true
+                } else if errno != EEXIST {
                     throw .system(SystemError("mkdir", path: displayPath))
                 }
             case ELOOP, ENOTDIR:

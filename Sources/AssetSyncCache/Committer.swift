@@ -144,9 +144,10 @@ package enum Committer {
         var path: String
     }
 
-    /// Renames each move's file from `partial/` to its path, then fsyncs each parent directory once.
-    /// A failed directory fsync fails exactly the files renamed into that directory, and the error
-    /// names that directory. `renamed` is called for each file once it is in place.
+    /// Renames each move's file from `partial/` to its path, then fsyncs each parent directory once, and
+    /// once each directory that received a directory made for this group (else a crash could lose the new
+    /// directory with the files in it). A failed directory fsync fails exactly the files it was to make
+    /// durable, and the error names that directory. `renamed` is called for each file once it is in place.
     private static func place(
         _ moves: [Move?], in root: CacheRoot, errors: inout [CacheError?], syncDirectory: (Int32) -> Int32,
         renamed: (Int) -> Void
@@ -155,6 +156,8 @@ package enum Committer {
         defer { for fd in parents.values { close(fd) } }
         /// For each parent directory, the indexes of the files renamed into it.
         var placed: [Substring: [Int]] = [:]
+        /// The directories made on the way to this group's files.
+        var made: [Substring] = []
         for (index, move) in moves.enumerated() {
             guard let move else { continue }
             let parentPath = PathName.split(move.path).parent ?? ""
@@ -163,7 +166,7 @@ package enum Committer {
                 if let open = parents[parentPath] {
                     parent = open
                 } else {
-                    parent = try root.openParent(of: move.path)
+                    parent = try root.openParent(of: move.path) { made.append($0) }
                     parents[parentPath] = parent
                 }
                 try rename(move.name, from: root.partialFD, to: move.path, in: parent, root: root)
@@ -173,11 +176,20 @@ package enum Committer {
                 errors[index] = error
             }
         }
-        for (parentPath, indexes) in placed where syncDirectory(parents[parentPath]!) != 0 {
-            let code = errno
-            let error = CacheError.system(
-                SystemError("fsync", path: parentPath.isEmpty ? root.path : root.path + "/" + parentPath, code: code))
-            for index in indexes { errors[index] = error }
+        /// For each directory to fsync, the indexes of the files that are durable only once it is.
+        var durableWith = placed
+        for directory in made {
+            let beneath = placed.filter { $0.key == directory || $0.key.hasPrefix(directory + "/") }.flatMap(\.value)
+            if !beneath.isEmpty { durableWith[PathName.split(String(directory)).parent ?? "", default: []] += beneath }
+        }
+        for (directoryPath, indexes) in durableWith {
+            let display = directoryPath.isEmpty ? root.path : root.path + "/" + directoryPath
+            do throws(CacheError) {
+                if parents[directoryPath] == nil { parents[directoryPath] = try root.openDirectory(at: directoryPath) }
+                if syncDirectory(parents[directoryPath]!) != 0 { throw .system(SystemError("fsync", path: display, code: errno)) }
+            } catch {
+                for index in indexes { errors[index] = error }
+            }
         }
     }
 
