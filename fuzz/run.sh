@@ -29,7 +29,7 @@ if [[ -x $binary ]]; then
     printf 'two' >"$tree/d/sub/b.bin"
     : >"$tree/d/empty.bin"
     # Files already present are proven by their CRC and recorded without a request: a real state index.
-    "$binary" manifest "$tree/d" --base http://127.0.0.1:9/ --output "$tree/m.xml" >/dev/null
+    "$binary" manifest "$tree/d" --base http://127.0.0.1:9/ --output "$tree/m.xml" >/dev/null 2>&1
     "$binary" pull "$tree/m.xml" --dest "$tree/d" --quiet
     cp "$tree/d/.assetsync/state" "$corpus/records/state"
 else
