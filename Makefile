@@ -13,7 +13,7 @@ LAYERS := --explicit-target-dependency-import-check error
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build debug install test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify clean
+.PHONY: all deps build debug install test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify fuzz clean
 
 all: build
 
@@ -63,6 +63,11 @@ bench-noop: build
 
 bench-verify: build
 	bench/verify/run.sh $(RELEASE_BIN)
+
+# libFuzzer with the address sanitizer on the manifest readers, the on-disk records and the
+# server-controlled HTTP text: 20 minutes in all (FUZZ_SECONDS per target). See fuzz/README.md.
+fuzz: build
+	fuzz/run.sh $(RELEASE_BIN)
 
 clean:
 	rm -rf .build bench/out demo/out demo-cache
