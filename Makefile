@@ -13,7 +13,7 @@ LAYERS := --explicit-target-dependency-import-check error
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build debug install test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify clean
+.PHONY: all deps build debug install test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify sanitize clean
 
 all: build
 
@@ -63,6 +63,11 @@ bench-noop: build
 
 bench-verify: build
 	bench/verify/run.sh $(RELEASE_BIN)
+
+# The unit tests and a pull of many files under the thread, then the address sanitizer, each
+# built in its own build path (.build/tsan, .build/asan); fails on any report. See bench/README.md.
+sanitize: deps
+	bench/sanitize/run.sh
 
 clean:
 	rm -rf .build bench/out demo/out demo-cache
