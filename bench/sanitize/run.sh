@@ -48,7 +48,7 @@ sanitizer_env() {
 }
 
 # reports NAME: sets n_reports to the number of sanitizer reports in run NAME's logs, and shows them;
-# adds the leaks that bench/sanitize/lsan.supp suppressed to $suppressed. A log holding
+# adds the leaked allocations that bench/sanitize/lsan.supp suppressed to $suppressed. A log holding
 # neither a report nor the list of suppressions used still counts as one report: the sanitizer
 # said something.
 reports() {
@@ -56,7 +56,7 @@ reports() {
     for f in "$logs/$1.report".*; do
         [[ -e $f ]] || continue
         c=$(grep -cE '^(WARNING: ThreadSanitizer|ERROR: (AddressSanitizer|LeakSanitizer))' "$f" || true)
-        suppressed=$((suppressed + $(awk '$3 ~ /^leak:/ && $1 ~ /^[0-9]+$/ { n += $1 } END { print n + 0 }' "$f")))
+        suppressed=$((suppressed + $(awk '/^Suppressions used:/ { on = 1 } on && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { n += $1 } END { print n + 0 }' "$f")))
         ((c > 0)) || grep -q '^Suppressions used:' "$f" || c=1
         ((c == 0)) && continue
         n=$((n + c))
@@ -159,8 +159,8 @@ done
 echo "== make sanitize: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), commit $(git rev-parse --short HEAD), $(nproc) cores, $((SECONDS - started)) s in all"
 printf '%s\n' "${summary[@]}"
 if ((failures == 0)); then
-    echo "PASS: $total_reports sanitizer reports ($suppressed leaks of libXCTest suppressed by bench/sanitize/lsan.supp)"
+    echo "PASS: $total_reports sanitizer reports ($suppressed leaked allocations of libXCTest suppressed by bench/sanitize/lsan.supp)"
 else
-    echo "FAIL: $failures failure(s), $total_reports sanitizer report(s) ($suppressed leaks suppressed); logs in $out"
+    echo "FAIL: $failures failure(s), $total_reports sanitizer report(s) ($suppressed leaked allocations suppressed); logs in $out"
     exit 1
 fi
