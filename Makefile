@@ -13,7 +13,7 @@ LAYERS := --explicit-target-dependency-import-check error
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build debug install test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify fuzz clean
+.PHONY: all deps build debug install test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify fuzz sanitize clean
 
 all: build
 
@@ -68,6 +68,11 @@ bench-verify: build
 # server-controlled HTTP text: 20 minutes in all (FUZZ_SECONDS per target). See fuzz/README.md.
 fuzz: build
 	fuzz/run.sh $(RELEASE_BIN)
+
+# The unit tests and a pull of many files under the thread, then the address sanitizer, each
+# built in its own build path (.build/tsan, .build/asan); fails on any report. See bench/README.md.
+sanitize: deps
+	bench/sanitize/run.sh
 
 clean:
 	rm -rf .build bench/out demo/out demo-cache

@@ -46,10 +46,11 @@ import TestSupport
         let second = pool.takeBuffer()
         #expect(Int(bitPattern: first.baseAddress) % 4096 == 0)
         let released = Log()
-        pool.run(on: 0) {
+        // The pool takes `first` back once the job has run. A job that held the pool itself could
+        // drop its last reference on the lane's thread, whose deinit would then join that thread.
+        pool.run(on: 0, thenReturn: first) {
             usleep(50_000)
             released.add(1)
-            pool.returnBuffer(first)
         }
         let third = pool.takeBuffer()  // only after the job gave `first` back
         #expect(released.values == [1])
