@@ -1,0 +1,147 @@
+import Foundation
+import Glibc
+
+/// The invariants I1–I5 of issue 11, checked after any run that may have failed or been killed:
+/// one checker for every torture case. Take it before the run (it snapshots DEST and the sentinel
+/// tree beside DEST), then call `check(_:outcome:)` and `checkRerun(pull:verify:)`; each returns
+/// the violations it found as readable lines (empty when every invariant holds).
+struct RunInvariants {
+    /// A file's identity for "unchanged": its size and CRC-32.
+    struct Fingerprint: Equatable, CustomStringConvertible {
+        var size: Int
+        var crc32: String
+        var description: String { "\(size) bytes, CRC-32 \(crc32)" }
+
+        init(size: Int, crc32: String) {
+            self.size = size
+            self.crc32 = crc32
+        }
+
+        init(_ data: Data) { self.init(size: data.count, crc32: TestManifest.crc32Hex(data)) }
+    }
+
+    /// What a run may end with (I4).
+    enum Outcome {
+        /// It exits with one of `statuses`; a non-zero one comes with a message naming an entry or the cause.
+        case exits(Set<Int32>)
+        /// It is killed by `signal` (as strace reports a tracee killed by an injected signal).
+        case killed(Int32)
+    }
+
+    /// The exit statuses a failed run may have (DESIGN.md, exit codes): 0, 1 (some files not synced),
+    /// 3 (local I/O failure), 4 (another run holds the lock).
+    static let documentedStatuses: Set<Int32> = [0, 1, 3, 4]
+
+    let dest: String
+    let sentinel: String
+    /// The manifest's entries: path to size and CRC-32.
+    let entries: [String: Fingerprint]
+    /// DEST before the run (outside `.assetsync/`), relative path to fingerprint.
+    let destBefore: [String: Fingerprint]
+    let sentinelBefore: [String: Fingerprint]
+
+    init(dest: String, sentinel: String, entries: [TestManifest.File]) {
+        self.dest = dest
+        self.sentinel = sentinel
+        self.entries = Dictionary(
+            entries.map { ($0.path, Fingerprint(size: $0.size, crc32: $0.crc32)) }, uniquingKeysWith: { first, _ in first })
+        destBefore = Self.snapshot(dest).filter { !Self.isMetadata($0.key) }
+        sentinelBefore = Self.snapshot(sentinel)
+    }
+
+    /// Every regular file under `root`, by path relative to it; symlinks and other special files
+    /// are listed with size -1 so that they never match a manifest entry.
+    static func snapshot(_ root: String) -> [String: Fingerprint] {
+        var found: [String: Fingerprint] = [:]
+        func walk(_ relative: String) {
+            let absolute = relative.isEmpty ? root : root + "/" + relative
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: absolute) else { return }
+            for name in names {
+                let child = relative.isEmpty ? name : relative + "/" + name
+                switch Sandbox.kind(root + "/" + child) {
+                case S_IFDIR: walk(child)
+                case S_IFREG: found[child] = Fingerprint(FileManager.default.contents(atPath: root + "/" + child) ?? Data())
+                default: found[child] = Fingerprint(size: -1, crc32: "special")
+                }
+            }
+        }
+        walk("")
+        return found
+    }
+
+    static func isMetadata(_ relative: String) -> Bool { relative == ".assetsync" || relative.hasPrefix(".assetsync/") }
+
+    /// Whether a name under `.assetsync/` is a temporary file (a partial or an atomic replacement's temporary).
+    static func isTemporary(_ relative: String) -> Bool {
+        let name = relative.split(separator: "/").last.map(String.init) ?? relative
+        return name.hasSuffix(".part") || name.contains(".tmp-") || name.hasSuffix(".tmp")
+    }
+
+    /// I1–I4 after a run that ended with `result`.
+    func check(_ result: RunResult, outcome: Outcome) -> [String] {
+        var violations: [String] = []
+        let after = Self.snapshot(dest)
+        // I1: every final path is absent, holds its old bytes, or matches its manifest entry.
+        for (path, right) in entries.sorted(by: { $0.key < $1.key }) {
+            guard let found = after[path], found != right, found != destBefore[path] else { continue }
+            violations.append("I1: '\(path)' holds \(found), neither its old bytes nor the manifest's (\(right))")
+        }
+        // I2: nothing outside DEST changed.
+        let sentinelAfter = Self.snapshot(sentinel)
+        if sentinelAfter != sentinelBefore {
+            let changed = Set(sentinelAfter.keys).union(sentinelBefore.keys).filter { sentinelAfter[$0] != sentinelBefore[$0] }
+            violations.append("I2: the sentinel tree beside DEST changed: \(changed.sorted())")
+        }
+        // I3: nothing in DEST but the manifest's paths, what was there before, and metadata, with
+        // temporary files only under `.assetsync/partial/`.
+        for path in after.keys.sorted() {
+            if Self.isMetadata(path) {
+                if Self.isTemporary(path) && !path.hasPrefix(".assetsync/partial/") {
+                    violations.append("I3: a temporary file outside .assetsync/partial/: '\(path)'")
+                }
+            } else if entries[path] == nil && destBefore[path] == nil {
+                violations.append("I3: '\(path)' is neither a manifest path nor a file that was there before")
+            }
+        }
+        // I4: the documented outcome, and a message that says what failed.
+        switch outcome {
+        case .killed(let signal):
+            if result.status != signal {
+                violations.append("I4: expected to be killed by signal \(signal), ended with \(result.status): \(result.stderr)")
+            }
+        case .exits(let statuses):
+            if !statuses.contains(result.status) {
+                violations.append("I4: exit status \(result.status) is not one of \(statuses.sorted()): \(result.stderr)")
+            } else if result.status != 0 && !Self.explainsFailure(result.stderr, entries: Array(entries.keys)) {
+                violations.append("I4: exit status \(result.status) without an error naming an entry or the cause: '\(result.stderr)'")
+            }
+        }
+        return violations
+    }
+
+    /// Whether `stderr` says that something failed ("Error" or "failed") and names an entry or a cause
+    /// (the text after the colon of an `Error: …` line).
+    static func explainsFailure(_ stderr: String, entries: [String]) -> Bool {
+        let lines = stderr.split(separator: "\n")
+        let failed = lines.filter { $0.hasPrefix("failed ") || $0.hasPrefix("Error") }
+        return failed.contains { line in
+            entries.contains { line.contains($0) } || line.split(separator: ":", maxSplits: 1).count == 2
+        }
+    }
+
+    /// I5: a rerun against a healthy server (`pull`) exits 0, and then `verify` exits 0 and reports every
+    /// file of the manifest good, which DEST's final paths confirm.
+    func checkRerun(pull: RunResult, verify: RunResult) -> [String] {
+        var violations: [String] = []
+        if pull.status != 0 { violations.append("I5: the rerun exited \(pull.status): \(pull.stderr)") }
+        let summary = "Verified \(entries.count) files: \(entries.count) good, 0 missing, 0 corrupt;"
+        if verify.status != 0 || !(verify.stdout + verify.stderr).contains(summary) {
+            violations.append("I5: verify after the rerun did not report '\(summary)' (exit \(verify.status)): \(verify.stdout)\(verify.stderr)")
+        }
+        let after = Self.snapshot(dest)
+        for (path, right) in entries.sorted(by: { $0.key < $1.key }) where after[path] != right {
+            violations.append("I5: after the rerun '\(path)' holds \(after[path].map(\.description) ?? "nothing"), not \(right)")
+        }
+        return violations
+    }
+}
