@@ -85,10 +85,11 @@ import TestSupport
     @Test func i5RerunOrVerifyNotHealthy() throws {
         let broken = try Case()
         try broken.write("dir/b.bin", broken.right)
+        try broken.write(".assetsync/meta.tmp-1", Data("x".utf8))
         // a.bin still holds its old bytes: the rerun failed and verify found it corrupt.
         let violations = broken.invariants.checkRerun(
             pull: RunResult(status: 1, stdout: "", stderr: "failed   a.bin: reset\n"),
             verify: RunResult(status: 1, stdout: "", stderr: "Verified 2 files: 1 good, 0 missing, 1 corrupt; read 40 B.\n"))
-        #expect(violations.count == 3 && violations.allSatisfy { $0.hasPrefix("I5:") }, "\(violations)")
+        #expect(violations.count == 4 && violations.allSatisfy { $0.hasPrefix("I5:") }, "\(violations)")
     }
 }

@@ -26,6 +26,8 @@ struct RunInvariants {
         case exits(Set<Int32>)
         /// It is killed by `signal` (as strace reports a tracee killed by an injected signal).
         case killed(Int32)
+        /// The dynamic loader could not start it (exit 127): none of assetsync's code ran.
+        case notStarted
     }
 
     /// The exit statuses a failed run may have (DESIGN.md, exit codes): 0, 1 (some files not synced),
@@ -77,6 +79,11 @@ struct RunInvariants {
         return name.hasSuffix(".part") || name.contains(".tmp-") || name.hasSuffix(".tmp")
     }
 
+    /// The temporary files under `.assetsync/` of a DEST `snapshot` that are not under `.assetsync/partial/`.
+    static func misplacedTemporaries(_ snapshot: [String: Fingerprint]) -> [String] {
+        snapshot.keys.filter { isMetadata($0) && isTemporary($0) && !$0.hasPrefix(".assetsync/partial/") }.sorted()
+    }
+
     /// I1–I4 after a run that ended with `result`.
     func check(_ result: RunResult, outcome: Outcome) -> [String] {
         var violations: [String] = []
@@ -94,20 +101,19 @@ struct RunInvariants {
         }
         // I3: nothing in DEST but the manifest's paths, what was there before, and metadata, with
         // temporary files only under `.assetsync/partial/`.
-        for path in after.keys.sorted() {
-            if Self.isMetadata(path) {
-                if Self.isTemporary(path) && !path.hasPrefix(".assetsync/partial/") {
-                    violations.append("I3: a temporary file outside .assetsync/partial/: '\(path)'")
-                }
-            } else if entries[path] == nil && destBefore[path] == nil {
-                violations.append("I3: '\(path)' is neither a manifest path nor a file that was there before")
-            }
+        violations += Self.misplacedTemporaries(after).map { "I3: a temporary file outside .assetsync/partial/: '\($0)'" }
+        for path in after.keys.sorted() where !Self.isMetadata(path) && entries[path] == nil && destBefore[path] == nil {
+            violations.append("I3: '\(path)' is neither a manifest path nor a file that was there before")
         }
         // I4: the documented outcome, and a message that says what failed.
         switch outcome {
         case .killed(let signal):
             if result.status != signal {
                 violations.append("I4: expected to be killed by signal \(signal), ended with \(result.status): \(result.stderr)")
+            }
+        case .notStarted:
+            if result.status != 127 {
+                violations.append("I4: expected the loader to fail (exit 127), ended with \(result.status): \(result.stderr)")
             }
         case .exits(let statuses):
             if !statuses.contains(result.status) {
@@ -130,7 +136,7 @@ struct RunInvariants {
     }
 
     /// I5: a rerun against a healthy server (`pull`) exits 0, and then `verify` exits 0 and reports every
-    /// file of the manifest good, which DEST's final paths confirm.
+    /// file of the manifest good, which DEST's final paths confirm; no temporary is left outside `partial/`.
     func checkRerun(pull: RunResult, verify: RunResult) -> [String] {
         var violations: [String] = []
         if pull.status != 0 { violations.append("I5: the rerun exited \(pull.status): \(pull.stderr)") }
@@ -142,6 +148,7 @@ struct RunInvariants {
         for (path, right) in entries.sorted(by: { $0.key < $1.key }) where after[path] != right {
             violations.append("I5: after the rerun '\(path)' holds \(after[path].map(\.description) ?? "nothing"), not \(right)")
         }
+        violations += Self.misplacedTemporaries(after).map { "I5: the rerun left a temporary file outside .assetsync/partial/: '\($0)'" }
         return violations
     }
 }
