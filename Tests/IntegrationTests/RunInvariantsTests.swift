@@ -82,6 +82,8 @@ import TestSupport
         #expect(broken.invariants.check(unreadable, outcome: all).isEmpty)
         let silent = broken.invariants.check(RunResult(status: 3, stdout: "", stderr: "3 files\n"), outcome: all)
         #expect(silent.count == 1 && silent[0].hasPrefix("I4:"), "\(silent)")
+        let started = broken.invariants.check(RunResult(status: 1, stdout: "", stderr: "failed   a.bin: x\n"), outcome: .notStarted)
+        #expect(started.count == 1 && started[0].hasPrefix("I4: expected the loader to fail"), "\(started)")
         let survived = broken.invariants.check(RunResult(status: 0, stdout: "", stderr: ""), outcome: .killed(9))
         #expect(survived.count == 1 && survived[0].hasPrefix("I4: expected to be killed"), "\(survived)")
     }

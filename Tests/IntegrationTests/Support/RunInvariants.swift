@@ -31,7 +31,8 @@ struct RunInvariants {
     }
 
     /// The exit statuses a failed run may have (DESIGN.md, exit codes): 0, 1 (some files not synced),
-    /// 3 (local I/O failure), 4 (another run holds the lock).
+    /// 3 (local I/O failure), 4 (another run holds the lock); and 2 only for a manifest that cannot be
+    /// opened (`isUnreadableManifest`).
     static let documentedStatuses: Set<Int32> = [0, 1, 3, 4]
 
     let dest: String
