@@ -80,6 +80,8 @@ import TestSupport
         #expect(invalid.count == 1 && invalid[0].hasPrefix("I4: exit status 2"), "\(invalid)")
         let unreadable = RunResult(status: 2, stdout: "", stderr: "Error: m.json: cannot open the manifest: Permission denied\n")
         #expect(broken.invariants.check(unreadable, outcome: all).isEmpty)
+        let summary = RunResult(status: 3, stdout: "", stderr: "1 deleted.\nFailed:\n  old/x.bin: cannot delete: Permission denied\n")
+        #expect(broken.invariants.check(summary, outcome: all).isEmpty)
         let silent = broken.invariants.check(RunResult(status: 3, stdout: "", stderr: "3 files\n"), outcome: all)
         #expect(silent.count == 1 && silent[0].hasPrefix("I4:"), "\(silent)")
         let started = broken.invariants.check(RunResult(status: 1, stdout: "", stderr: "failed   a.bin: x\n"), outcome: .notStarted)

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import TestSupport
 
-/// Syscall torture (issue 11, item 1): a small pull from nginx with the Kth call of one system call
+/// Syscall torture (issue 11, item 1): a small pull, `pull --delete` and `verify --repair` from nginx with the Kth call of one system call
 /// failed with an error, or the process killed there, by strace's fault injection; `RunInvariants`
 /// checks I1–I5 after every case.
 ///
@@ -28,6 +28,26 @@ import TestSupport
         ("renameat", "EIO"), ("unlinkat", "EACCES"), ("mkdirat", "EACCES"), ("flock", "ENOLCK"),
     ]
 
+    /// The command under torture, and the DEST it starts from.
+    enum Scenario: String, CaseIterable, CustomStringConvertible {
+        /// `pull` into a DEST with an old version of a file and a file of its own.
+        case pull
+        /// `pull --delete` after a pull of another manifest, one of whose files the manifest no longer names.
+        case pullDelete
+        /// `verify --repair` after a pull, with a byte of the large file flipped and a small file removed.
+        case verifyRepair
+
+        var arguments: [String] {
+            switch self {
+            case .pull: ["pull"]
+            case .pullDelete: ["pull", "--delete"]
+            case .verifyRepair: ["verify", "--repair"]
+            }
+        }
+
+        var description: String { arguments.joined(separator: " ") }
+    }
+
     /// How one case breaks the run.
     enum Fault: CustomStringConvertible {
         case error(String)
@@ -41,38 +61,64 @@ import TestSupport
         }
     }
 
-    /// The pull under torture: three files (one of 4 MiB, written in many writes) served by nginx,
+    /// A scenario under torture: three files (one of 4 MiB, written in many writes) served by nginx,
     /// DEST holding an old version of one of them and a file of its own, and a sentinel tree beside DEST.
     final class Bench {
+        let scenario: Scenario
         let sandbox: Sandbox
         let nginx: NginxServer
         let manifest: String
+        /// The manifest `pull --delete`'s DEST was pulled from: `a.bin` and `old/gone.bin`.
+        let previous: String
         var sentinel: String { sandbox.root.path + "/sentinel" }
         /// The cases whose process never started (the loader failed).
         private(set) var notStarted = 0
 
-        init() throws {
+        init(_ scenario: Scenario) throws {
+            self.scenario = scenario
             sandbox = try Sandbox(serving: [
                 "a.bin": PullNginxTests.random(1000), "dir/b.bin": PullNginxTests.random(70_000),
                 "big.bin": PullNginxTests.random(4 << 20),
             ])
             nginx = try NginxServer(root: sandbox.served)
             manifest = try sandbox.manifest(base: nginx.baseURL)
+            let gone = PullNginxTests.random(3000)
+            try sandbox.writeServed("old/gone.bin", gone)
+            let goneEntry = TestManifest.File(path: "old/gone.bin", size: gone.count, crc32: TestManifest.crc32Hex(gone), url: nil)
+            previous = try sandbox.writeManifest(
+                sandbox.files.filter { $0.path == "a.bin" } + [goneEntry], base: nginx.baseURL, name: "previous.json")
             try FileManager.default.createDirectory(atPath: sentinel + "/inner", withIntermediateDirectories: true)
             try Data("beside DEST".utf8).write(to: URL(fileURLWithPath: sentinel + "/inner/s.txt"))
         }
 
-        /// DEST as each case starts: an old `a.bin` and `notes.txt`, nothing under `.assetsync/`.
+        /// DEST as each case starts: an old `a.bin` and `notes.txt`, then what the scenario's healthy runs
+        /// and changes make of it.
         func reset() throws {
             try? FileManager.default.removeItem(atPath: sandbox.dest)
             try FileManager.default.createDirectory(atPath: sandbox.dest, withIntermediateDirectories: true)
             try Data("an old a.bin".utf8).write(to: URL(fileURLWithPath: sandbox.dest + "/a.bin"))
             try Data("not assetsync's".utf8).write(to: URL(fileURLWithPath: sandbox.dest + "/notes.txt"))
+            switch scenario {
+            case .pull:
+                break
+            case .pullDelete:
+                let result = try run(["pull"], manifest: previous)
+                try #require(result.status == 0, "\(result.stderr)")
+            case .verifyRepair:
+                let result = try run(["pull"])
+                try #require(result.status == 0, "\(result.stderr)")
+                let handle = try #require(FileHandle(forUpdatingAtPath: sandbox.dest + "/big.bin"))
+                try handle.seek(toOffset: 1 << 20)
+                try handle.write(contentsOf: Data([~sandbox.expected["big.bin"]![1 << 20]]))
+                try handle.close()
+                try FileManager.default.removeItem(atPath: sandbox.dest + "/dir/b.bin")
+            }
         }
 
-        func run(_ command: String, prefix: [String] = []) throws -> RunResult {
+        /// Runs `assetsync ARGUMENTS MANIFEST --dest DEST` (the torture's manifest unless another is given).
+        func run(_ arguments: [String], manifest: String? = nil, prefix: [String] = []) throws -> RunResult {
             try AssetSyncBinary.run(
-                [command, manifest, "--dest", sandbox.dest], directory: sandbox.root.url,
+                [arguments[0], manifest ?? self.manifest, "--dest", sandbox.dest] + arguments.dropFirst(), directory: sandbox.root.url,
                 environment: Sandbox.environment([:]), prefix: prefix)
         }
 
@@ -83,7 +129,7 @@ import TestSupport
             let scratch = try TemporaryDirectory()
             let log = scratch.path + "/strace.log"
             let names = TortureTests.targets.map(\.syscall)
-            let result = try run("pull", prefix: [TortureTests.strace, "-f", "-qq", "-s", "0", "-o", log, "-e", "trace=" + names.joined(separator: ",")])
+            let result = try run(scenario.arguments, prefix: [TortureTests.strace, "-f", "-qq", "-s", "0", "-o", log, "-e", "trace=" + names.joined(separator: ",")])
             try #require(result.status == 0, "\(result.stderr)")
             var main: Int32?
             var started = false
@@ -109,7 +155,7 @@ import TestSupport
         func torture(_ syscall: String, _ fault: Fault, at k: Int) throws -> (violations: [String], reached: Bool) {
             try reset()
             let invariants = RunInvariants(dest: sandbox.dest, sentinel: sentinel, entries: sandbox.files)
-            let result = try run("pull", prefix: TortureTests.command(syscall, fault, at: k))
+            let result = try run(scenario.arguments, prefix: TortureTests.command(syscall, fault, at: k))
             // Under threads the Kth call may not come in every run: a clean run then is a case not reached.
             let reached: Bool
             let outcome: RunInvariants.Outcome
@@ -126,7 +172,7 @@ import TestSupport
                 outcome = reached ? .killed(SIGKILL) : .exits([0])
             }
             var violations = invariants.check(result, outcome: outcome)
-            violations += invariants.checkRerun(pull: try run("pull"), verify: try run("verify"))
+            violations += invariants.checkRerun(pull: try run(["pull"]), verify: try run(["verify"]))
             return (violations, reached)
         }
     }
@@ -148,8 +194,8 @@ import TestSupport
 
     /// Runs every case `pick` chooses from each syscall's range of K, recording each violation as an issue;
     /// prints the number of cases and failures.
-    static func sweep(_ pick: (_ before: Int, _ most: Int) -> [Int]) throws {
-        let bench = try Bench()
+    static func sweep(_ scenario: Scenario, _ pick: (_ before: Int, _ most: Int) -> [Int]) throws {
+        let bench = try Bench(scenario)
         defer { bench.nginx.stop() }
         let counts = try bench.baseline()
         var cases = 0
@@ -159,7 +205,7 @@ import TestSupport
         for (syscall, error) in targets {
             let (before, most) = counts[syscall]!
             guard most > before else {
-                print("torture: \(syscall): no call on the sandbox (\(before) before it)")
+                print("torture: \(scenario): \(syscall): no call on the sandbox (\(before) before it)")
                 continue
             }
             for k in pick(before, most) {
@@ -167,7 +213,7 @@ import TestSupport
                     let (violations, reached) = try bench.torture(syscall, fault, at: k)
                     cases += 1
                     if !reached { unreached += 1 }
-                    let command = (command(syscall, fault, at: k) + ["assetsync", "pull", "..."]).joined(separator: " ")
+                    let command = (command(syscall, fault, at: k) + ["assetsync"] + scenario.arguments + ["..."]).joined(separator: " ")
                     let unknown = violations.filter { !isKnownDefect($0) }
                     if !unknown.isEmpty {
                         failures += 1
@@ -180,21 +226,22 @@ import TestSupport
                     }
                 }
             }
-            print("torture: \(syscall): K up to \(most), \(before) calls before the sandbox's first")
+            print("torture: \(scenario): \(syscall): K up to \(most), \(before) calls before the sandbox's first")
         }
-        print("torture: \(cases) cases, \(failures) failed, \(known) failed only by the known defect, \(bench.notStarted) not started (loader failed), "
+        print("torture: \(scenario): \(cases) cases, \(failures) failed, \(known) failed only by the known defect, \(bench.notStarted) not started (loader failed), "
               + "\(unreached) kills not reached (the run completed)")
     }
 
     /// The first and last call of each syscall, with an error and with SIGKILL.
-    @Test(.enabled(if: hasStrace, "needs strace"))
-    func subset() throws {
-        try Self.sweep { before, most in Array(Set([before + 1, most])).sorted() }
+    @Test(.enabled(if: hasStrace, "needs strace"), arguments: Scenario.allCases)
+    func subset(_ scenario: Scenario) throws {
+        try Self.sweep(scenario) { before, most in Array(Set([before + 1, most])).sorted() }
     }
 
     /// Every K of every syscall. Long: only with ASSETSYNC_TORTURE=1 (`make torture`).
-    @Test(.enabled(if: hasStrace, "needs strace"), .enabled(if: sweepEnabled, "the full sweep runs with ASSETSYNC_TORTURE=1 (make torture)"))
-    func fullSweep() throws {
-        try Self.sweep { _, most in Array(1...most) }
+    @Test(.enabled(if: hasStrace, "needs strace"), .enabled(if: sweepEnabled, "the full sweep runs with ASSETSYNC_TORTURE=1 (make torture)"),
+          arguments: Scenario.allCases)
+    func fullSweep(_ scenario: Scenario) throws {
+        try Self.sweep(scenario) { _, most in Array(1...most) }
     }
 }

@@ -132,14 +132,22 @@ struct RunInvariants {
         result.status == 2 && result.stderr.hasPrefix("Error: ") && result.stderr.contains(": cannot open the manifest: ")
     }
 
-    /// Whether `stderr` says that something failed ("Error" or "failed") and names an entry or a cause
-    /// (the text after the colon of an `Error: …` line).
+    /// Whether `stderr` says that something failed and names what and why: an `Error: …: cause` line, a
+    /// `failed   <entry>: cause` line, or a `<path>: cause` line in the `Failed:` summary block.
     static func explainsFailure(_ stderr: String, entries: [String]) -> Bool {
-        let lines = stderr.split(separator: "\n")
-        let failed = lines.filter { $0.hasPrefix("failed ") || $0.hasPrefix("Error") }
-        return failed.contains { line in
-            entries.contains { line.contains($0) } || line.split(separator: ":", maxSplits: 1).count == 2
+        var inFailedBlock = false
+        for line in stderr.split(separator: "\n") {
+            if line == "Failed:" {
+                inFailedBlock = true
+                continue
+            }
+            if !line.hasPrefix(" ") { inFailedBlock = false }
+            let parts = line.trimmingCharacters(in: .whitespaces).split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, !parts[1].trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+            let named = line.hasPrefix("failed ") && entries.contains { parts[0].hasSuffix(" " + $0) }
+            if line.hasPrefix("Error") || named || inFailedBlock { return true }
         }
+        return false
     }
 
     /// I5: a rerun against a healthy server (`pull`) exits 0, and then `verify` exits 0 and reports every
