@@ -70,7 +70,7 @@ torture: deps
 	swift build -c release --product assetsync $(LAYERS)
 	swift build --build-tests $(LAYERS)
 	set -o pipefail; ASSETSYNC_TORTURE=1 ASSETSYNC_BIN=$(CURDIR)/$(RELEASE_BIN) swift test --skip-build --filter 'TortureTests|RunInvariantsTests' \
-	    2>&1 | grep -v '^↳ ///' | tee /dev/stderr | grep -E '^torture: [0-9]+ cases'
+	    2>&1 | grep -v '^↳ ///' | tee /dev/stderr | grep -E '^torture: [a-z -]+: [0-9]+ cases'
 
 # libFuzzer with the address sanitizer on the manifest readers, the on-disk records and the
 # server-controlled HTTP text: 20 minutes in all (FUZZ_SECONDS per target). See fuzz/README.md.
