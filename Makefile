@@ -13,7 +13,7 @@ LAYERS := --explicit-target-dependency-import-check error
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build debug install test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify fuzz sanitize clean
+.PHONY: all deps build debug install test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify fuzz sanitize torture clean
 
 all: build
 
@@ -63,6 +63,14 @@ bench-noop: build
 
 bench-verify: build
 	bench/verify/run.sh $(RELEASE_BIN)
+
+# Every K of every tortured syscall (TortureTests, ASSETSYNC_TORTURE=1): prints the number of cases and
+# every failure. Within 20 minutes here.
+torture: deps
+	swift build -c release --product assetsync $(LAYERS)
+	swift build --build-tests $(LAYERS)
+	set -o pipefail; ASSETSYNC_TORTURE=1 ASSETSYNC_BIN=$(CURDIR)/$(RELEASE_BIN) swift test --skip-build --filter 'TortureTests|RunInvariantsTests' \
+	    2>&1 | grep -v '^↳ ///' | tee /dev/stderr | grep -E '^torture: [a-z -]+: [0-9]+ cases'
 
 # libFuzzer with the address sanitizer on the manifest readers, the on-disk records and the
 # server-controlled HTTP text: 20 minutes in all (FUZZ_SECONDS per target). See fuzz/README.md.

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The torture checker (`RunInvariants`) catches a broken case of each invariant, and passes a sound one.
+@Suite struct RunInvariantsTests {
+    /// DEST with one old file at a manifest path and one unrelated file, a sentinel tree beside it,
+    /// and the checker taken over them.
+    struct Case {
+        let root: TemporaryDirectory
+        let manifest: [TestManifest.File]
+        let right = Data("the manifest's bytes".utf8)
+        let invariants: RunInvariants
+        var dest: String { root.path + "/dest" }
+        var sentinel: String { root.path + "/sentinel" }
+
+        init() throws {
+            root = try TemporaryDirectory()
+            manifest = [
+                TestManifest.File(path: "a.bin", size: right.count, crc32: TestManifest.crc32Hex(right), url: nil),
+                TestManifest.File(path: "dir/b.bin", size: right.count, crc32: TestManifest.crc32Hex(right), url: nil),
+            ]
+            for directory in ["/dest/.assetsync/partial", "/sentinel/inner"] {
+                try FileManager.default.createDirectory(atPath: root.path + directory, withIntermediateDirectories: true)
+            }
+            try Data("old".utf8).write(to: URL(fileURLWithPath: root.path + "/dest/a.bin"))
+            try Data("mine".utf8).write(to: URL(fileURLWithPath: root.path + "/dest/notes.txt"))
+            try Data("keep".utf8).write(to: URL(fileURLWithPath: root.path + "/sentinel/inner/s.txt"))
+            invariants = RunInvariants(dest: root.path + "/dest", sentinel: root.path + "/sentinel", entries: manifest)
+        }
+
+        func write(_ relative: String, _ data: Data) throws {
+            let url = URL(fileURLWithPath: dest + "/" + relative)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: url)
+        }
+    }
+
+    static let failed = RunResult(status: 1, stdout: "", stderr: "failed   dir/b.bin: Input/output error (http://x/dir/b.bin)\n")
+    static let healthyVerify = RunResult(
+        status: 0, stdout: "", stderr: "Verified 2 files: 2 good, 0 missing, 0 corrupt; read 40 B in 0.0 s (1 MiB/s).\n")
+
+    @Test func soundCasePasses() throws {
+        let sound = try Case()
+        try sound.write("dir/b.bin", sound.right)
+        try sound.write(".assetsync/partial/a.bin.part", Data("ol".utf8))
+        #expect(sound.invariants.check(Self.failed, outcome: .exits(RunInvariants.documentedStatuses)).isEmpty)
+        try sound.write("a.bin", sound.right)
+        #expect(sound.invariants.checkRerun(pull: RunResult(status: 0, stdout: "", stderr: ""), verify: Self.healthyVerify).isEmpty)
+    }
+
+    @Test func i1WrongBytesAtAFinalPath() throws {
+        let broken = try Case()
+        try broken.write("a.bin", Data("half of the manifest's".utf8))
+        let violations = broken.invariants.check(Self.failed, outcome: .exits(RunInvariants.documentedStatuses))
+        #expect(violations.count == 1 && violations[0].hasPrefix("I1: 'a.bin'"), "\(violations)")
+    }
+
+    @Test func i2SentinelChanged() throws {
+        let broken = try Case()
+        try Data("changed".utf8).write(to: URL(fileURLWithPath: broken.sentinel + "/inner/s.txt"))
+        let violations = broken.invariants.check(Self.failed, outcome: .exits(RunInvariants.documentedStatuses))
+        #expect(violations.count == 1 && violations[0].hasPrefix("I2:"), "\(violations)")
+    }
+
+    @Test func i3StrayFileAndMisplacedTemporary() throws {
+        let broken = try Case()
+        try broken.write("dir/b.bin.tmp-123", Data("x".utf8))
+        try broken.write(".assetsync/state.tmp-9", Data("x".utf8))
+        let violations = broken.invariants.check(Self.failed, outcome: .exits(RunInvariants.documentedStatuses))
+        #expect(violations.count == 2 && violations.allSatisfy { $0.hasPrefix("I3:") }, "\(violations)")
+    }
+
+    @Test func i4UndocumentedStatusOrSilentFailure() throws {
+        let broken = try Case()
+        let all = RunInvariants.Outcome.exits(RunInvariants.documentedStatuses)
+        let trapped = broken.invariants.check(RunResult(status: 132, stdout: "", stderr: "Fatal error"), outcome: all)
+        #expect(trapped.count == 1 && trapped[0].hasPrefix("I4: exit status 132"), "\(trapped)")
+        let invalid = broken.invariants.check(RunResult(status: 2, stdout: "", stderr: "Error: m.json: not a manifest\n"), outcome: all)
+        #expect(invalid.count == 1 && invalid[0].hasPrefix("I4: exit status 2"), "\(invalid)")
+        let unreadable = RunResult(status: 2, stdout: "", stderr: "Error: m.json: cannot open the manifest: Permission denied\n")
+        #expect(broken.invariants.check(unreadable, outcome: all).isEmpty)
+        let summary = RunResult(status: 3, stdout: "", stderr: "1 deleted.\nFailed:\n  old/x.bin: cannot delete: Permission denied\n")
+        #expect(broken.invariants.check(summary, outcome: all).isEmpty)
+        let silent = broken.invariants.check(RunResult(status: 3, stdout: "", stderr: "3 files\n"), outcome: all)
+        #expect(silent.count == 1 && silent[0].hasPrefix("I4:"), "\(silent)")
+        let started = broken.invariants.check(RunResult(status: 1, stdout: "", stderr: "failed   a.bin: x\n"), outcome: .notStarted)
+        #expect(started.count == 1 && started[0].hasPrefix("I4: expected the loader to fail"), "\(started)")
+        let survived = broken.invariants.check(RunResult(status: 0, stdout: "", stderr: ""), outcome: .killed(9))
+        #expect(survived.count == 1 && survived[0].hasPrefix("I4: expected to be killed"), "\(survived)")
+    }
+
+    @Test func i5RerunOrVerifyNotHealthy() throws {
+        let broken = try Case()
+        try broken.write("dir/b.bin", broken.right)
+        try broken.write(".assetsync/meta.tmp-1", Data("x".utf8))
+        // a.bin still holds its old bytes: the rerun failed and verify found it corrupt.
+        let violations = broken.invariants.checkRerun(
+            pull: RunResult(status: 1, stdout: "", stderr: "failed   a.bin: reset\n"),
+            verify: RunResult(status: 1, stdout: "", stderr: "Verified 2 files: 1 good, 0 missing, 1 corrupt; read 40 B.\n"))
+        #expect(violations.count == 4 && violations.allSatisfy { $0.hasPrefix("I5:") }, "\(violations)")
+    }
+}
