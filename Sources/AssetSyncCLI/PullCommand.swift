@@ -54,7 +54,7 @@ package enum PullCommand {
                 .run(verifyAll: arguments.flags.contains("--verify"), deleteUpTo: waits.deleteUpTo, walk: walk)
         } catch {
             switch error {
-            case .scan, .state:
+            case .scan, .readState, .state:
                 console.err("Error: \(error.message).\n")
             case .notEnoughSpace(let shortfall):
                 console.err(

@@ -29,7 +29,8 @@ package enum ManifestCopy {
 
     /// The meta of the copy, or nil when either is missing, not a regular file, or torn.
     package static func meta(in root: CacheRoot) -> Meta? {
-        guard let bytes = AtomicFile.read(metaName, in: root.metadataFD, limit: metaSizeLimit),
+        // A meta that cannot be read only costs a full fetch.
+        guard let bytes = (try? AtomicFile.read(metaName, in: root.metadataFD, limit: metaSizeLimit, display: metaName)) ?? nil,
               let fields = KeyValueRecord.decode(String(decoding: bytes, as: UTF8.self))
         else { return nil }
         // A 304 makes the copy the manifest, so it must be a regular file (a FIFO there would block its reader).

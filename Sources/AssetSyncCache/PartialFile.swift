@@ -256,7 +256,8 @@ package final class PartialFile {
 
     /// The resume record of the partial `name` if it is `entry`'s; nil when it is missing, torn, foreign or oversized.
     package static func resumeFields(root: CacheRoot, name: String, entry: ManifestEntry) -> [String: String]? {
-        AtomicFile.read(name + ".resume", in: root.partialFD, limit: resumeSizeLimit)
+        // A record that cannot be read only costs a fresh start.
+        ((try? AtomicFile.read(name + ".resume", in: root.partialFD, limit: resumeSizeLimit, display: name)) ?? nil)
             .flatMap { String(validating: $0, as: UTF8.self) }
             .flatMap { decodeResume($0, for: entry) }
     }

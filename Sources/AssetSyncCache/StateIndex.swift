@@ -87,7 +87,7 @@ public struct StateIndex: Equatable, Sendable {
     package static let sizeLimit = 2 * Int(Manifest.sizeLimit) + 4096
 
     /// Loads the index in one pass; anything missing, torn or foreign gives an empty index.
-    public static func load(from root: CacheRoot) -> StateIndex { committed(in: root) ?? StateIndex() }
+    public static func load(from root: CacheRoot) -> StateIndex { ((try? committed(in: root)) ?? nil) ?? StateIndex() }
 
     /// The index of the cache directory at `path`, read without creating, locking or following
     /// anything (for `plan`): no `.assetsync/` directory gives an empty index.
@@ -95,16 +95,19 @@ public struct StateIndex: Equatable, Sendable {
         let metadata = open(path + "/" + CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard metadata >= 0 else { return StateIndex() }
         defer { close(metadata) }
-        return committed(metadataFD: metadata) ?? StateIndex()
+        let read = try? AtomicFile.read(fileName, in: metadata, limit: sizeLimit, display: path + "/" + CacheRoot.metadataName + "/" + fileName)
+        return (read ?? nil).flatMap(decode) ?? StateIndex()
     }
 
     /// The index a run committed, or nil when there is none: missing, torn, foreign or oversized.
     /// Only a run that got as far as saving it leaves one, so it also says DEST is managed.
-    public static func committed(in root: CacheRoot) -> StateIndex? { committed(metadataFD: root.metadataFD) }
-
-    private static func committed(metadataFD: Int32) -> StateIndex? {
-        AtomicFile.read(fileName, in: metadataFD, limit: sizeLimit).flatMap(decode)
+    /// The index the last completed run saved; nil when there is none or it is torn. Throws when it is
+    /// there but cannot be read: whether DEST is managed (`--delete`) must not be guessed from that.
+    public static func committed(in root: CacheRoot) throws(SystemError) -> StateIndex? {
+        try AtomicFile.read(fileName, in: root.metadataFD, limit: sizeLimit, display: path(in: root)).flatMap(decode)
     }
+
+    static func path(in root: CacheRoot) -> String { root.path + "/" + CacheRoot.metadataName + "/" + fileName }
 
     /// Writes the index crash-safely: a fresh temporary file, fsync, rename over the old one, directory fsync.
     public func save(to root: CacheRoot) throws(SystemError) {

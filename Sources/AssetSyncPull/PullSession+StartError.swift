@@ -4,7 +4,7 @@ import AssetSyncSystem
 extension PullSession.StartError: AssetSyncError {
     public var kind: ErrorKind {
         switch self {
-        case .scan, .state, .notEnoughSpace: return .localIO
+        case .scan, .readState, .state, .notEnoughSpace: return .localIO
         case .deleteInUnmanagedDirectory, .tooManyDeletions: return .invalidInput
         }
     }
@@ -13,6 +13,7 @@ extension PullSession.StartError: AssetSyncError {
     public var message: String {
         switch self {
         case .scan(let error): return "cannot scan the cache directory: \(error). Check its permissions, or run as its owner"
+        case .readState(let error): return "cannot read the state index: \(error). Check the disk, or remove the index to check every file again"
         case .state(let error): return "cannot write the state index: \(error). Check free space and permissions"
         case .notEnoughSpace(let shortfall):
             return "not enough free space: the pull needs \(ByteCount.human(shortfall.needed)), "
@@ -26,7 +27,7 @@ extension PullSession.StartError: AssetSyncError {
 
     public var cause: (any Error)? {
         switch self {
-        case .scan(let error), .state(let error): return error
+        case .scan(let error), .readState(let error), .state(let error): return error
         case .notEnoughSpace, .deleteInUnmanagedDirectory, .tooManyDeletions: return nil
         }
     }

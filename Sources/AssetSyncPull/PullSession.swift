@@ -45,6 +45,9 @@ public struct PullSession {
     /// Why a pull could not start.
     public enum StartError: Error {
         case scan(SystemError)
+        /// The state index is there but cannot be read: whether files are current, and whether DEST is
+        /// managed, must not be guessed.
+        case readState(SystemError)
         case state(SystemError)
         /// The bytes still to fetch (less those already in partials, plus a margin) exceed the free space.
         case notEnoughSpace(DiskSpace.Shortfall)
@@ -63,7 +66,8 @@ public struct PullSession {
         let walk = walk ?? CacheWalk(root)
         // Read under the lock: only a run that got as far as saving an index leaves one, so it also
         // says whether DEST is managed (`--delete`).
-        let committed = StateIndex.committed(in: root)
+        let committed: StateIndex?
+        do { committed = try StateIndex.committed(in: root) } catch { throw .readState(error) }
         // The previous record of each entry, by entry index: one merge-join, no dictionary.
         let order = PathOrder.sortedIndices(of: manifest.entries)
         let previous = (committed ?? StateIndex()).proofs(for: manifest.entries, inOrder: order)

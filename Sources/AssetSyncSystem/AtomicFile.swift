@@ -13,22 +13,26 @@ public enum AtomicFile {
     /// What every temporary name holds after its target's name; a crashed run's leftovers are found by it.
     static let temporaryMarker = ".tmp-"
 
-    /// The bytes of `name` in `directory`, or nil when it is missing, not a regular
-    /// file, longer than `limit` bytes, or cannot be read.
-    package static func read(_ name: String, in directory: Int32, limit: Int) -> [UInt8]? {
+    /// The bytes of `name` in `directory`, or nil when it is missing, a link, not a regular file,
+    /// longer than `limit` bytes, or grew while read: nobody's record. Throws when it is there but
+    /// cannot be opened or read (permissions, I/O): that is no answer about what it holds.
+    package static func read(_ name: String, in directory: Int32, limit: Int, display: String) throws(SystemError) -> [UInt8]? {
         let fd = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else {
+            if errno == ENOENT || errno == ELOOP || errno == ENXIO { return nil }
+            throw SystemError("open", path: display)
+        }
         defer { close(fd) }
         var status = stat()
-        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= limit else { return nil }
+        guard fstat(fd, &status) == 0 else { throw SystemError("stat", path: display) }
+        guard status.st_mode & S_IFMT == S_IFREG, status.st_size <= limit else { return nil }
         // One byte more than the file had: if that fills too, the file grew under us and is nobody's record.
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size) + 1)
         var got = 0
         while got < bytes.count {
-            let result = bytes.withUnsafeMutableBytes { bytes in
-                try? FileDescriptor(fd).read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[got...]), at: Int64(got))
+            let result = try bytes.withMutableBytes { bytes throws(SystemError) in
+                try FileDescriptor(fd, path: display).read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[got...]), at: Int64(got))
             }
-            guard let result else { return nil }
             if result == 0 { break }
             got += result
         }

@@ -54,6 +54,29 @@ import TestSupport
         #expect(nginx.settledAccessLog().isEmpty)
     }
 
+    /// Found by `make torture` (issue 11): a state index that is there but cannot be opened was taken
+    /// for a missing one, and `--delete` called a managed DEST unmanaged.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: PullSchedulingTests.strace), "needs strace"))
+    func anUnreadableStateIndexIsALocalErrorNotAnUnmanagedDirectory() throws {
+        let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(10)])
+        let nginx = try NginxServer(root: sandbox.served)
+        defer { nginx.stop() }
+        let manifest = try sandbox.manifest(base: nginx.baseURL)
+        #expect(try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest]).status == 0)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: sandbox.dest + "/extra.bin"))
+        let state = sandbox.dest + "/.assetsync/state"
+        // Every read of the index fails as on a disk gone bad (root is not stopped by permissions).
+        let result = try AssetSyncBinary.run(
+            ["pull", manifest, "--dest", sandbox.dest, "--delete"],
+            prefix: [PullSchedulingTests.strace, "-f", "-qq", "-o", "/dev/null", "-P", state, "-e", "trace=pread64",
+                     "-e", "inject=pread64:error=EIO"])
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("Error: ") && result.stderr.contains(state) && result.stderr.contains("Input/output error"))
+        #expect(!result.stderr.contains("no earlier pull completed"))
+        #expect(FileManager.default.fileExists(atPath: sandbox.dest + "/extra.bin"))  // nothing deleted
+        #expect(FileManager.default.fileExists(atPath: state))
+    }
+
     @Test func aFirstPullIntoANewDirectoryMayCarryDelete() throws {
         let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(10)])
         let nginx = try NginxServer(root: sandbox.served)

@@ -191,11 +191,6 @@ import TestSupport
         // index) and renaming it leaves it outside `partial/`; the next run removes it (I5 holds).
         ("I3: a temporary file outside .assetsync/partial/: '.assetsync/state.tmp-",
          "a killed run leaves the state index's temporary outside partial/"),
-        // `StateIndex.committed` reads any failure to open the index (here EACCES) as "no index", so
-        // `pull --delete` refuses with exit 2 and "it has no .assetsync/state" instead of a local I/O
-        // error (exit 3) naming the index and the cause. Nothing is deleted (safe), but the message is wrong.
-        ("I4: exit status 2 is not one of [0, 1, 3, 4]: Error: --delete removes nothing from ",
-         "an unreadable state index is taken for a missing one"),
     ]
 
     /// The known defect that explains `violation`, if one does.
