@@ -1,5 +1,3 @@
-import Glibc
-
 /// Threads that write received bytes while the thread that receives them goes on receiving, so
 /// that copying into the page cache and checksumming run on another core. Jobs given to one lane
 /// run in order on one thread. A fixed set of page-aligned buffers bounds the bytes in flight, so
@@ -60,11 +58,10 @@ package final class WriterPool {
 
     /// The queues and the free buffers, shared with the threads.
     ///
-    /// `@unchecked Sendable`: every variable is read and written with `lock` held.
+    /// `@unchecked Sendable`: every variable is read and written inside `monitor.locked`.
     private final class Shared: @unchecked Sendable {
-        private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        /// Signalled when a job is queued, a buffer comes back, or the pool closes.
-        private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        /// Broadcast when a job is queued, a buffer comes back, or the pool closes.
+        private let monitor = Monitor()
         private var free: [UnsafeMutableRawPointer]
         private var queues: [[() -> Void]]
         private var closing = false
@@ -72,22 +69,13 @@ package final class WriterPool {
         init(lanes: Int, buffers: [UnsafeMutableRawPointer]) {
             free = buffers
             queues = Array(repeating: [], count: lanes)
-            pthread_mutex_init(lock, nil)
-            pthread_cond_init(changed, nil)
-        }
-
-        deinit {
-            pthread_cond_destroy(changed)
-            pthread_mutex_destroy(lock)
-            lock.deallocate()
-            changed.deallocate()
         }
 
         func takeBuffer() -> UnsafeMutableRawPointer {
-            pthread_mutex_lock(lock)
-            defer { pthread_mutex_unlock(lock) }
-            while free.isEmpty { pthread_cond_wait(changed, lock) }
-            return free.removeLast()
+            monitor.locked {
+                while free.isEmpty { monitor.wait() }
+                return free.removeLast()
+            }
         }
 
         func returnBuffer(_ buffer: UnsafeMutableRawPointer) { changing { free.append(buffer) } }
@@ -102,20 +90,20 @@ package final class WriterPool {
         }
 
         private func nextJob(_ lane: Int) -> (() -> Void)? {
-            pthread_mutex_lock(lock)
-            defer { pthread_mutex_unlock(lock) }
-            while queues[lane].isEmpty {
-                if closing { return nil }
-                pthread_cond_wait(changed, lock)
+            monitor.locked {
+                while queues[lane].isEmpty {
+                    if closing { return nil }
+                    monitor.wait()
+                }
+                return queues[lane].removeFirst()
             }
-            return queues[lane].removeFirst()
         }
 
         private func changing(_ body: () -> Void) {
-            pthread_mutex_lock(lock)
-            body()
-            pthread_cond_broadcast(changed)
-            pthread_mutex_unlock(lock)
+            monitor.locked {
+                body()
+                monitor.broadcast()
+            }
         }
     }
 }
