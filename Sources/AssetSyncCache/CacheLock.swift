@@ -56,8 +56,9 @@ public final class CacheLock {
             fd = try Self.replace(fd, in: root, directory: directory)
         }
         self.fd = fd
-        AtomicFile.removeTemporaries(in: root.metadataFD)
+        // Temporaries are staged in partial/; earlier versions made them beside their targets.
         AtomicFile.removeTemporaries(in: root.partialFD)
+        AtomicFile.removeTemporaries(in: root.metadataFD)
         // The details are only shown to runs that wait; failing to write them must not stop this one.
         let text = KeyValueRecord.encode([("pid", "\(getpid())"), ("host", Self.hostName()), ("started", Self.timestamp())])
         if ftruncate(fd, 0) == 0 {
@@ -72,14 +73,14 @@ public final class CacheLock {
         defer { close(old) }
         let fresh: AtomicFile.Temporary
         do {
-            fresh = try AtomicFile.createTemporary(for: fileName, in: root.metadataFD, mode: 0o644, display: directory)
+            fresh = try AtomicFile.createTemporary(for: fileName, in: root.partialFD, mode: 0o644, display: directory + "/" + CacheRoot.partialName)
         } catch {
             throw .system(error)
         }
-        guard flock(fresh.fd, LOCK_EX | LOCK_NB) == 0, renameat(root.metadataFD, fresh.name, root.metadataFD, fileName) == 0 else {
+        guard flock(fresh.fd, LOCK_EX | LOCK_NB) == 0, renameat(root.partialFD, fresh.name, root.metadataFD, fileName) == 0 else {
             let error = SystemError("rename", path: directory + "/" + fileName)
             close(fresh.fd)
-            unlinkat(root.metadataFD, fresh.name, 0)
+            unlinkat(root.partialFD, fresh.name, 0)
             throw .system(error)
         }
         return fresh.fd

@@ -41,22 +41,23 @@ package enum ManifestCopy {
         return Meta(url: url, etag: fields["etag"], lastModified: fields["last-modified"])
     }
 
-    /// A fresh temporary file beside the copy, for one fetch attempt.
+    /// A fresh temporary file in `partial/`, for one fetch attempt.
     package static func createTemporary(in root: CacheRoot) throws(SystemError) -> AtomicFile.Temporary {
-        try AtomicFile.createTemporary(for: fileName, in: root.metadataFD, mode: 0o600, display: root.path + "/" + CacheRoot.metadataName)
+        try AtomicFile.createTemporary(
+            for: fileName, in: root.partialFD, mode: 0o600, display: root.path + "/" + CacheRoot.metadataName + "/" + CacheRoot.partialName)
     }
 
     /// Removes the temporary file `name` (what an attempt that was not kept left).
-    package static func removeTemporary(_ name: String, in root: CacheRoot) { unlinkat(root.metadataFD, name, 0) }
+    package static func removeTemporary(_ name: String, in root: CacheRoot) { unlinkat(root.partialFD, name, 0) }
 
     /// Moves the fresh copy in the temporary file `name` into place, then writes its meta (so a crash
     /// between leaves an old ETag: a full fetch next time).
     package static func keep(temporary name: String, meta: Meta, in root: CacheRoot) throws(SystemError) {
         let display = root.path + "/" + CacheRoot.metadataName
-        guard renameat(root.metadataFD, name, root.metadataFD, fileName) == 0 else {
+        guard renameat(root.partialFD, name, root.metadataFD, fileName) == 0 else {
             throw SystemError("rename", path: display + "/" + fileName)
         }
         let text = KeyValueRecord.encode([("url", meta.url), ("etag", meta.etag), ("last-modified", meta.lastModified)])
-        try AtomicFile.replace(metaName, in: root.metadataFD, with: Array(text.utf8), display: display)
+        try AtomicFile.replace(metaName, in: root.metadataFD, stagingIn: root.partialFD, with: Array(text.utf8), display: display)
     }
 }

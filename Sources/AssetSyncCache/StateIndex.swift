@@ -111,7 +111,7 @@ public struct StateIndex: Equatable, Sendable {
 
     /// Writes the index crash-safely: a fresh temporary file, fsync, rename over the old one, directory fsync.
     public func save(to root: CacheRoot) throws(SystemError) {
-        try AtomicFile.replace(Self.fileName, in: root.metadataFD, with: encoded(), display: root.path + "/" + CacheRoot.metadataName)
+        try AtomicFile.replace(Self.fileName, in: root.metadataFD, stagingIn: root.partialFD, with: encoded(), display: root.path + "/" + CacheRoot.metadataName)
     }
 
     package func encoded() -> [UInt8] {

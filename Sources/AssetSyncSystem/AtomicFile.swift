@@ -8,7 +8,9 @@ package import Glibc
 /// stops at a caller-given size: anything else is absent or torn to the caller.
 /// A write goes to a temporary file under a fresh name created with `O_EXCL`, which
 /// then replaces the target by `renameat`: an existing inode, which could have other
-/// hard links outside DEST, is never opened for writing.
+/// hard links outside DEST, is never opened for writing. The temporary may be made in
+/// another directory of the same file system (the cache stages its temporaries where
+/// its in-flight files live, so that a killed run leaves nothing anywhere else).
 public enum AtomicFile {
     /// What every temporary name holds after its target's name; a crashed run's leftovers are found by it.
     static let temporaryMarker = ".tmp-"
@@ -44,6 +46,8 @@ public enum AtomicFile {
     /// A new, empty file opened for writing under a name no one else holds.
     package struct Temporary {
         package let fd: Int32
+        /// The directory the temporary was made in, which `name` is relative to.
+        package let directory: Int32
         package let name: String
     }
 
@@ -52,38 +56,41 @@ public enum AtomicFile {
         while true {
             let candidate = name + temporaryMarker + String(UInt64.random(in: .min ... .max), radix: 36)
             let fd = openat(directory, candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
-            if fd >= 0 { return Temporary(fd: fd, name: candidate) }
+            if fd >= 0 { return Temporary(fd: fd, directory: directory, name: candidate) }
             if errno != EEXIST, errno != EINTR { throw SystemError("open", path: display + "/" + candidate) }
         }
     }
 
-    /// Puts the temporary file in place of `name` by `renameat`; when `durable`, fdatasync before and
-    /// fsync the directory after. The descriptor is closed, and the temporary removed on failure.
+    /// Puts the temporary file in place of `name` in `directory` by `renameat`; when `durable`, fdatasync
+    /// before and fsync `directory` after. The descriptor is closed, and the temporary removed on failure.
     static func publish(_ temporary: Temporary, as name: String, in directory: Int32, durable: Bool = true, display: String) throws(SystemError) {
         defer { close(temporary.fd) }
         do throws(SystemError) {
-            if durable { _ = try retryingInterrupts("fsync", path: display + "/" + temporary.name) { fdatasync(temporary.fd) } }
-            guard renameat(directory, temporary.name, directory, name) == 0 else { throw SystemError("rename", path: display + "/" + name) }
+            if durable { _ = try retryingInterrupts("fsync", path: display + "/" + name) { fdatasync(temporary.fd) } }
+            guard renameat(temporary.directory, temporary.name, directory, name) == 0 else { throw SystemError("rename", path: display + "/" + name) }
         } catch {
-            unlinkat(directory, temporary.name, 0)
+            unlinkat(temporary.directory, temporary.name, 0)
             throw error
         }
         if durable { _ = try retryingInterrupts("fsync", path: display) { fsync(directory) } }
     }
 
-    /// Replaces `name` in `directory` with `bytes`, whole or not at all; `display` names the directory in errors.
-    /// Without `durable`, a crash may lose the new file (never tear it): for records that only save work.
+    /// Replaces `name` in `directory` with `bytes`, whole or not at all, through a temporary made in
+    /// `staging` (a directory on the same file system; `directory` itself when nil). `display` names
+    /// `directory` in errors. Without `durable`, a crash may lose the new file (never tear it): for
+    /// records that only save work.
     package static func replace(
-        _ name: String, in directory: Int32, with bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = true, display: String
+        _ name: String, in directory: Int32, stagingIn staging: Int32? = nil, with bytes: [UInt8], mode: mode_t = 0o644,
+        durable: Bool = true, display: String
     ) throws(SystemError) {
-        let temporary = try createTemporary(for: name, in: directory, mode: mode, display: display)
+        let temporary = try createTemporary(for: name, in: staging ?? directory, mode: mode, display: display)
         do throws(SystemError) {
             try bytes.withBytes { bytes throws(SystemError) in
-                try FileDescriptor(temporary.fd, path: display + "/" + temporary.name).writeAll(bytes)
+                try FileDescriptor(temporary.fd, path: display + "/" + name).writeAll(bytes)
             }
         } catch {
             close(temporary.fd)
-            unlinkat(directory, temporary.name, 0)
+            unlinkat(temporary.directory, temporary.name, 0)
             throw error
         }
         try publish(temporary, as: name, in: directory, durable: durable, display: display)

@@ -185,7 +185,7 @@ import TestSupport
             return CommitRules.name(of: CommitRules.parent(of: $0.path)) == ".assetsync"
         }
         #expect(metadataRenames.count >= 3)  // the manifest's copy, its meta, the state index
-        let unsyncedCopy = Self.violations(in: run) { Self.isSync($0) && $0.contains("/.assetsync/manifest.tmp-") }
+        let unsyncedCopy = Self.violations(in: run) { Self.isSync($0) && $0.contains("/.assetsync/partial/manifest.tmp-") }
         #expect(unsyncedCopy.map(\.rule) == [.metadataReplacedDurably])
         #expect(try sandbox.cached() == sandbox.expected)
     }
@@ -212,10 +212,10 @@ import TestSupport
         100 05:00:00.000015 renameat(5</d/.assetsync/partial>, "a.part", 8</d/sub>, "a.bin") = 0
         100 05:00:00.000016 fsync(8</d/sub>) = 0
         100 05:00:00.000017 close(6</d/sub/a.bin>) = 0
-        100 05:00:00.000018 openat(4</d/.assetsync>, "state.tmp-y2", O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, 0644) = 6</d/.assetsync/state.tmp-y2>
-        100 05:00:00.000019 write(6</d/.assetsync/state.tmp-y2>, ""..., 249) = 249
-        100 05:00:00.000020 fdatasync(6</d/.assetsync/state.tmp-y2>) = 0
-        100 05:00:00.000021 renameat(4</d/.assetsync>, "state.tmp-y2", 4</d/.assetsync>, "state") = 0
+        100 05:00:00.000018 openat(5</d/.assetsync/partial>, "state.tmp-y2", O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, 0644) = 6</d/.assetsync/partial/state.tmp-y2>
+        100 05:00:00.000019 write(6</d/.assetsync/partial/state.tmp-y2>, ""..., 249) = 249
+        100 05:00:00.000020 fdatasync(6</d/.assetsync/partial/state.tmp-y2>) = 0
+        100 05:00:00.000021 renameat(5</d/.assetsync/partial>, "state.tmp-y2", 4</d/.assetsync>, "state") = 0
         100 05:00:00.000022 fsync(4</d/.assetsync>) = 0
         100 05:00:00.000023 close(6</d/.assetsync/state>) = 0
         100 05:00:00.000024 +++ exited with 0 +++
@@ -299,6 +299,16 @@ import TestSupport
         let found = Self.violations(in: trace)
         #expect(found.map(\.rule) == [.metadataReplacedDurably])
         #expect(found.first?.line == 18)
+    }
+
+    /// What earlier versions did: the temporary made beside the index, so a kill left it outside `partial/`.
+    @Test func r3CatchesAnIndexStagedBesideItself() {
+        let trace = Self.goodTrace
+            .replacingOccurrences(of: "5</d/.assetsync/partial>, \"state.tmp-y2\"", with: "4</d/.assetsync>, \"state.tmp-y2\"")
+            .replacingOccurrences(of: "/d/.assetsync/partial/state.tmp-y2", with: "/d/.assetsync/state.tmp-y2")
+        let found = Self.violations(in: trace)
+        #expect(found.map(\.rule) == [.metadataReplacedDurably, .metadataReplacedDurably])
+        #expect(found.map(\.line) == [18, 21])
     }
 
     @Test func r3CatchesAMissingDirectorySyncAfterTheIndex() {

@@ -188,7 +188,9 @@ import TestSupport
         #expect(killed.status != 0)
         #expect(try sandbox.cached() == sandbox.expected)
         #expect(!FileManager.default.fileExists(atPath: sandbox.dest + "/.assetsync/state"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.dest + "/.assetsync").contains { $0.hasPrefix("state.tmp-") })
+        // The index's temporary was staged where every in-flight file lives, and nowhere else.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.dest + "/.assetsync/partial").contains { $0.hasPrefix("state.tmp-") })
+        #expect(try !FileManager.default.contentsOfDirectory(atPath: sandbox.dest + "/.assetsync").contains { $0.contains(".tmp-") })
         nginx.clearAccessLog()
         let next = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(next.status == 0, "\(next.stderr)")

@@ -185,19 +185,6 @@ import TestSupport
         [strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=" + syscall, "-e", "inject=\(syscall):\(fault):when=\(k)"]
     }
 
-    /// The defects the torture found that are not fixed yet, by the start of the violation each causes.
-    static let knownDefects: [(violation: String, defect: String)] = [
-        // A run killed between creating the state index's temporary (`AtomicFile` makes it beside the
-        // index) and renaming it leaves it outside `partial/`; the next run removes it (I5 holds).
-        ("I3: a temporary file outside .assetsync/partial/: '.assetsync/state.tmp-",
-         "a killed run leaves the state index's temporary outside partial/"),
-    ]
-
-    /// The known defect that explains `violation`, if one does.
-    static func knownDefect(_ violation: String) -> String? {
-        knownDefects.first { violation.hasPrefix($0.violation) }?.defect
-    }
-
     /// Runs every case `pick` chooses from each syscall's range of K, recording each violation as an issue;
     /// prints the number of cases and failures.
     static func sweep(_ scenario: Scenario, _ pick: (_ before: Int, _ most: Int) -> [Int]) throws {
@@ -207,7 +194,6 @@ import TestSupport
         var cases = 0
         var failures = 0
         var unreached = 0
-        var known = 0
         for (syscall, error) in targets {
             let (before, most) = counts[syscall]!
             guard most > before else {
@@ -220,21 +206,15 @@ import TestSupport
                     cases += 1
                     if !reached { unreached += 1 }
                     let command = (command(syscall, fault, at: k) + ["assetsync"] + scenario.arguments + ["..."]).joined(separator: " ")
-                    let unknown = violations.filter { knownDefect($0) == nil }
-                    if !unknown.isEmpty {
+                    if !violations.isEmpty {
                         failures += 1
-                        Issue.record("\(command):\n\(unknown.joined(separator: "\n"))")
-                    } else if !violations.isEmpty {
-                        known += 1
-                        withKnownIssue(Comment(rawValue: violations.compactMap(knownDefect).joined(separator: "; "))) {
-                            Issue.record("\(command):\n\(violations.joined(separator: "\n"))")
-                        }
+                        Issue.record("\(command):\n\(violations.joined(separator: "\n"))")
                     }
                 }
             }
             print("torture: \(scenario): \(syscall): K up to \(most), \(before) calls before the sandbox's first")
         }
-        print("torture: \(scenario): \(cases) cases, \(failures) failed, \(known) failed only by known defects, \(bench.notStarted) not started (loader failed), "
+        print("torture: \(scenario): \(cases) cases, \(failures) failed, \(bench.notStarted) not started (loader failed), "
               + "\(unreached) kills not reached (the run completed)")
     }
 

@@ -14,8 +14,9 @@ struct CommitRules {
         /// crash can lose the directory, and the file in it, that the state index vouches for.
         case directorySyncedBeforeIndex = "R2"
         /// R3: a file of `.assetsync/` (the state index, the remote manifest's copy and its meta) is
-        /// written under a fresh temporary name, synced, renamed into place, then `.assetsync/` is fsynced;
-        /// it is never opened for writing under its own name.
+        /// written under a fresh temporary name in `partial/`, synced, renamed into place, then `.assetsync/`
+        /// is fsynced; it is never opened for writing under its own name, and no temporary is made beside it.
+        /// (Only the lock file is opened there: it holds no data.)
         case metadataReplacedDurably = "R3"
         /// R4: only a file from `.assetsync/partial/` (a proven partial) is renamed onto a final path; nothing
         /// is linked there, opened there for writing, or written through a final path.
@@ -108,8 +109,8 @@ struct CommitRules {
             case .create, .open(writing: true):
                 if isFinal(path) {
                     violate(.onlyPartialsBecomeFinal, operation, "the final path \(path) was opened for writing")
-                } else if parent == metadata && !Self.name(of: path).contains(".tmp-") && Self.name(of: path) != "lock" {
-                    violate(.metadataReplacedDurably, operation, "\(path) was opened for writing under its own name")
+                } else if parent == metadata && Self.name(of: path) != "lock" {
+                    violate(.metadataReplacedDurably, operation, "\(path) was opened for writing in .assetsync/, not staged in partial/")
                 } else if parent == partial && path.hasSuffix(".resume") {
                     violate(.resumeRecordReplaced, operation, "\(path) was opened for writing under its own name")
                 }
@@ -140,7 +141,7 @@ struct CommitRules {
         return lastChange > 0 ? "with no fsync, fdatasync or syncfs after its last change at line \(lastChange)" : "without a sync"
     }
 
-    /// Checks that `rename` puts a fresh temporary file (created with `O_EXCL`, named `….tmp-…`, in the same directory) in place.
+    /// Checks that `rename` puts a fresh temporary file (created with `O_EXCL`, named `….tmp-…`, in `partial/`) in place.
     private func checkReplacement(
         of rename: FileTimeline.Operation, from source: String, in operations: [FileTimeline.Operation], rule: Rule,
         violate: (Rule, FileTimeline.Operation, String) -> Void
@@ -148,8 +149,8 @@ struct CommitRules {
         let fresh = operations.contains {
             $0.file == rename.file && $0.kind == .create(exclusive: true) && $0.event.line < rename.event.line
         }
-        if Self.parent(of: source) != Self.parent(of: rename.path) || !Self.name(of: source).contains(".tmp-") || !fresh {
-            violate(rule, rename, "\(rename.path) was replaced by \(source), not by a fresh temporary file (O_EXCL, .tmp-) beside it")
+        if Self.parent(of: source) != partial || !Self.name(of: source).contains(".tmp-") || !fresh {
+            violate(rule, rename, "\(rename.path) was replaced by \(source), not by a fresh temporary file (O_EXCL, .tmp-) in partial/")
         }
     }
 
