@@ -105,13 +105,8 @@ package final class PartialFile {
     /// Drops every byte and the record: the next response must start from zero.
     package func restart() throws(SystemError) {
         guard ftruncate(fd, 0) == 0 else { throw SystemError("truncate", path: displayPath) }
-        offset = 0
-        writebackStart = 0
-        crc = CRC32()
-        resumeFields = nil
-        hasResumeRecord = false
-        segments = []
         unlinkat(root.partialFD, recordName, 0)
+        forgetProgress()
     }
 
     /// Writes `bytes` at the current offset and folds them into the CRC.
@@ -189,6 +184,11 @@ package final class PartialFile {
     package func discard() {
         unlinkat(root.partialFD, partName, 0)
         unlinkat(root.partialFD, recordName, 0)
+        forgetProgress()
+    }
+
+    /// Back to an empty file with no record: what `restart` and `discard` leave.
+    private func forgetProgress() {
         offset = 0
         writebackStart = 0
         crc = CRC32()
