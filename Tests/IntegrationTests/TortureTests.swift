@@ -5,7 +5,8 @@ import TestSupport
 
 /// Syscall torture (issue 11, item 1): a small pull, `pull --delete` and `verify --repair` from nginx with the Kth call of one system call
 /// failed with an error, or the process killed there, by strace's fault injection; `RunInvariants`
-/// checks I1–I5 after every case.
+/// checks I1–I5 after every case, I5 with nginx's log of the healthy rerun (it asks only for what was
+/// missing).
 ///
 /// Which K: strace counts calls per syscall and per thread (`-f`), and the dynamic loader and the
 /// runtime make calls (`openat` of libraries) on the main thread before assetsync's code runs. The full
@@ -22,9 +23,14 @@ import TestSupport
     static let hasStrace = FileManager.default.isExecutableFile(atPath: strace)
     static let sweepEnabled = ProcessInfo.processInfo.environment["ASSETSYNC_TORTURE"] == "1"
 
-    /// The system calls tortured, each with the error it fails with.
+    /// The system calls tortured, each with the error it fails with: every call of the issue's list that
+    /// the binary makes here (`strace -f -c` of each scenario). Reads are `read` (the manifest, and the
+    /// loader's) and `pread64` (resume records, the state index, files re-read by `verify` and resumes);
+    /// writes are `pwrite64` (partials, the lock's holder) and `write` (the state index, records, stderr);
+    /// `stat`, `fstat` and `fstatat` are all `newfstatat` (glibc 2.36 makes no `statx` or `fstat` call).
     static let targets: [(syscall: String, error: String)] = [
-        ("openat", "EACCES"), ("pwrite64", "ENOSPC"), ("fdatasync", "EIO"), ("fsync", "EIO"), ("syncfs", "EIO"),
+        ("openat", "EACCES"), ("read", "EIO"), ("pread64", "EIO"), ("pwrite64", "ENOSPC"), ("write", "ENOSPC"),
+        ("newfstatat", "EIO"), ("fdatasync", "EIO"), ("fsync", "EIO"), ("syncfs", "EIO"),
         ("renameat", "EIO"), ("unlinkat", "EACCES"), ("mkdirat", "EACCES"), ("flock", "ENOLCK"),
     ]
 
@@ -171,10 +177,22 @@ import TestSupport
                 reached = result.status != 0
                 outcome = reached ? .killed(SIGKILL) : .exits([0])
             }
-            var violations = invariants.check(result, outcome: outcome)
-            violations += invariants.checkRerun(pull: try run(["pull"]), verify: try run(["verify"]))
-            return (violations, reached)
+            let rerun = try TortureTests.rerun(invariants, nginx: nginx) { try self.run($0) }
+            return (invariants.check(result, outcome: outcome) + rerun, reached)
         }
+    }
+
+    /// I5 after a case: what DEST holds, then a healthy `pull` (with `run`) whose requests `nginx` logs
+    /// from an empty access log, then `verify`; the violations of `checkRerun` and `checkRequests`.
+    static func rerun(_ invariants: RunInvariants, nginx: NginxServer, run: ([String]) throws -> RunResult) throws -> [String] {
+        let holdings = invariants.holdings()
+        // Every request of the case is logged before the log is emptied (a killed client's too: its
+        // sockets closed before it was reaped, ahead of the marker's connection).
+        _ = nginx.settledAccessLog()
+        nginx.clearAccessLog()
+        let pull = try run(["pull"])
+        let requests = nginx.settledAccessLog().map { RunInvariants.Request($0) }
+        return invariants.checkRerun(pull: pull, verify: try run(["verify"])) + invariants.checkRequests(requests, holdings: holdings)
     }
 
     /// What the dynamic loader prints when it cannot load a library.
