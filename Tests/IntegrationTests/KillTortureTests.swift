@@ -68,6 +68,8 @@ import TestSupport
 
         var failures = 0
         var unreached = 0
+        var resumed = 0
+        var fetched = 0
         for index in 0..<cases {
             try? FileManager.default.removeItem(atPath: sandbox.dest)
             let invariants = RunInvariants(dest: sandbox.dest, sentinel: sentinel, entries: sandbox.files)
@@ -80,7 +82,10 @@ import TestSupport
             let killed = running.process.terminationReason == .uncaughtSignal
             if !killed { unreached += 1 }
             var violations = invariants.check(result, outcome: killed ? .killed(SIGKILL) : .exits([0]))
-            violations += try TortureTests.rerun(invariants, nginx: nginx, run: run)
+            let rerun = try TortureTests.rerun(invariants, nginx: nginx, run: run)
+            violations += rerun.violations
+            resumed += rerun.requests.count { $0.range != nil }
+            fetched += rerun.requests.reduce(0) { $0 + $1.bodyBytes }
             if !violations.isEmpty {
                 failures += 1
                 Issue.record("case \(index) (seed \(seed)), killed after \(delay) s:\n\(violations.joined(separator: "\n"))")
@@ -88,6 +93,6 @@ import TestSupport
         }
         let elapsed = ContinuousClock.now - began
         print("torture: random kills: \(cases) cases, \(failures) failed, \(unreached) kills not reached (the run completed); "
-              + "seed \(seed); \(elapsed.components.seconds) s in all")
+              + "the reruns resumed \(resumed) partials with Range and fetched \(fetched >> 20) MiB; seed \(seed); \(elapsed.components.seconds) s in all")
     }
 }

@@ -178,13 +178,16 @@ import TestSupport
                 outcome = reached ? .killed(SIGKILL) : .exits([0])
             }
             let rerun = try TortureTests.rerun(invariants, nginx: nginx) { try self.run($0) }
-            return (invariants.check(result, outcome: outcome) + rerun, reached)
+            return (invariants.check(result, outcome: outcome) + rerun.violations, reached)
         }
     }
 
     /// I5 after a case: what DEST holds, then a healthy `pull` (with `run`) whose requests `nginx` logs
-    /// from an empty access log, then `verify`; the violations of `checkRerun` and `checkRequests`.
-    static func rerun(_ invariants: RunInvariants, nginx: NginxServer, run: ([String]) throws -> RunResult) throws -> [String] {
+    /// from an empty access log, then `verify`; the violations of `checkRerun` and `checkRequests`, and
+    /// the rerun's requests.
+    static func rerun(
+        _ invariants: RunInvariants, nginx: NginxServer, run: ([String]) throws -> RunResult
+    ) throws -> (violations: [String], requests: [RunInvariants.Request]) {
         let holdings = invariants.holdings()
         // Every request of the case is logged before the log is emptied (a killed client's too: its
         // sockets closed before it was reaped, ahead of the marker's connection).
@@ -192,7 +195,7 @@ import TestSupport
         nginx.clearAccessLog()
         let pull = try run(["pull"])
         let requests = nginx.settledAccessLog().map { RunInvariants.Request($0) }
-        return invariants.checkRerun(pull: pull, verify: try run(["verify"])) + invariants.checkRequests(requests, holdings: holdings)
+        return (invariants.checkRerun(pull: pull, verify: try run(["verify"])) + invariants.checkRequests(requests, holdings: holdings), requests)
     }
 
     /// What the dynamic loader prints when it cannot load a library.
