@@ -35,8 +35,7 @@ import TestSupport
         return try #require(try urandom.read(upToCount: count))
     }
 
-    @Test(.enabled(if: TortureTests.hasStrace, "runs with the torture suite, which needs strace"))
-    func killedAtRandomMoments() throws {
+    @Test func killedAtRandomMoments() throws {
         let cases = TortureTests.sweepEnabled ? 100 : 2
         let seed = ProcessInfo.processInfo.environment["ASSETSYNC_TORTURE_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
         var generator = SplitMix(state: seed)

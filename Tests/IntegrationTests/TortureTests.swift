@@ -177,8 +177,8 @@ import TestSupport
                 reached = result.status != 0
                 outcome = reached ? .killed(SIGKILL) : .exits([0])
             }
-            let rerun = try TortureTests.rerun(invariants, nginx: nginx) { try self.run($0) }
-            return (invariants.check(result, outcome: outcome) + rerun.violations, reached)
+            let violations = invariants.check(result, outcome: outcome)  // before the rerun changes DEST
+            return (violations + (try TortureTests.rerun(invariants, nginx: nginx) { try self.run($0) }).violations, reached)
         }
     }
 
