@@ -3,7 +3,8 @@ import Glibc
 import Testing
 import TestSupport
 
-/// Syscall torture (issue 11, item 1): a small pull, `pull --delete` and `verify --repair` from nginx with the Kth call of one system call
+/// Syscall torture (issue 11, item 1): a small pull, `pull --delete`, `verify --repair` and a pull resuming
+/// a killed one's partial, from nginx, with the Kth call of one system call
 /// failed with an error, or the process killed there, by strace's fault injection; `RunInvariants`
 /// checks I1–I5 after every case, I5 with nginx's log of the healthy rerun (it asks only for what was
 /// missing).
@@ -42,16 +43,18 @@ import TestSupport
         case pullDelete
         /// `verify --repair` after a pull, with a byte of the large file flipped and a small file removed.
         case verifyRepair
+        /// `pull` after a pull killed at its large file's fourth write, whose partial and resume record it continues.
+        case resume
 
         var arguments: [String] {
             switch self {
-            case .pull: ["pull"]
+            case .pull, .resume: ["pull"]
             case .pullDelete: ["pull", "--delete"]
             case .verifyRepair: ["verify", "--repair"]
             }
         }
 
-        var description: String { arguments.joined(separator: " ") }
+        var description: String { self == .resume ? "pull resuming" : arguments.joined(separator: " ") }
     }
 
     /// How one case breaks the run.
@@ -79,6 +82,8 @@ import TestSupport
         var sentinel: String { sandbox.root.path + "/sentinel" }
         /// The cases whose process never started (the loader failed).
         private(set) var notStarted = 0
+        /// The cases whose healthy rerun resumed a partial with `Range`.
+        private(set) var resumedReruns = 0
 
         init(_ scenario: Scenario) throws {
             self.scenario = scenario
@@ -118,6 +123,14 @@ import TestSupport
                 try handle.write(contentsOf: Data([~sandbox.expected["big.bin"]![1 << 20]]))
                 try handle.close()
                 try FileManager.default.removeItem(atPath: sandbox.dest + "/dir/b.bin")
+            case .resume:
+                // Only the lane writing the large file makes four writes (512 KiB each): killed there, its
+                // partial holds 1.5 MiB, and the record saved before its first byte.
+                let killed = try run(["pull"], prefix: TortureTests.command("pwrite64", .kill, at: 4))
+                try #require(killed.status == SIGKILL, "\(killed.stderr)")
+                try #require(
+                    ((try? FileManager.default.contentsOfDirectory(atPath: sandbox.partialDirectory)) ?? []).contains { $0.hasSuffix(".resume") },
+                    "the killed pull left no resume record")
             }
         }
 
@@ -178,7 +191,9 @@ import TestSupport
                 outcome = reached ? .killed(SIGKILL) : .exits([0])
             }
             let violations = invariants.check(result, outcome: outcome)  // before the rerun changes DEST
-            return (violations + (try TortureTests.rerun(invariants, nginx: nginx) { try self.run($0) }).violations, reached)
+            let rerun = try TortureTests.rerun(invariants, nginx: nginx) { try self.run($0) }
+            if rerun.requests.contains(where: { $0.range != nil }) { resumedReruns += 1 }
+            return (violations + rerun.violations, reached)
         }
     }
 
@@ -221,22 +236,27 @@ import TestSupport
                 print("torture: \(scenario): \(syscall): no call on the sandbox (\(before) before it)")
                 continue
             }
+            var syscallCases = 0
+            var syscallFailures = 0
             for k in pick(before, most) {
                 for fault in [Fault.error(error), .kill] {
                     let (violations, reached) = try bench.torture(syscall, fault, at: k)
-                    cases += 1
+                    syscallCases += 1
                     if !reached { unreached += 1 }
                     let command = (command(syscall, fault, at: k) + ["assetsync"] + scenario.arguments + ["..."]).joined(separator: " ")
                     if !violations.isEmpty {
-                        failures += 1
+                        syscallFailures += 1
                         Issue.record("\(command):\n\(violations.joined(separator: "\n"))")
                     }
                 }
             }
-            print("torture: \(scenario): \(syscall): K up to \(most), \(before) calls before the sandbox's first")
+            cases += syscallCases
+            failures += syscallFailures
+            print("torture: \(scenario): \(syscall): \(syscallCases) run, \(syscallFailures) failed; K up to \(most), "
+                  + "\(before) calls before the sandbox's first")
         }
         print("torture: \(scenario): \(cases) cases, \(failures) failed, \(bench.notStarted) not started (loader failed), "
-              + "\(unreached) kills not reached (the run completed)")
+              + "\(unreached) kills not reached (the run completed), \(bench.resumedReruns) reruns resumed with Range")
     }
 
     /// The first and last call of each syscall, with an error and with SIGKILL.
