@@ -64,8 +64,8 @@ bench-noop: build
 bench-verify: build
 	bench/verify/run.sh $(RELEASE_BIN)
 
-# Every K of every tortured syscall (TortureTests, ASSETSYNC_TORTURE=1): prints the number of cases and
-# every failure. Within 20 minutes here.
+# Every K of every tortured syscall (TortureTests), then kill -9 at 100 random moments of a large pull
+# (KillTortureTests), with ASSETSYNC_TORTURE=1: prints the number of cases and every failure. Within 20 minutes here.
 torture: deps
 	swift build -c release --product assetsync $(LAYERS)
 	swift build --build-tests $(LAYERS)

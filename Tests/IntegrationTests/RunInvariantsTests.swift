@@ -100,4 +100,79 @@ import TestSupport
             verify: RunResult(status: 1, stdout: "", stderr: "Verified 2 files: 1 good, 0 missing, 1 corrupt; read 40 B.\n"))
         #expect(violations.count == 4 && violations.allSatisfy { $0.hasPrefix("I5:") }, "\(violations)")
     }
+
+    /// A log line of `NginxServer`'s format for a GET of `path` with `range`, sending `body` bytes.
+    static func logLine(_ path: String, range: String?, body: Int) throws -> RunInvariants.Request {
+        let line = """
+            {"request":"GET \(path) HTTP/1.1","method":"GET","uri":"\(path)","status":\(range == nil ? 200 : 206),"bytes_sent":\(body + 200),\
+            "body_bytes_sent":\(body),"range":"\(range ?? "")","if_range":"","if_none_match":"","if_modified_since":"","authorization":"",\
+            "user_agent":"","host":"","content_range":"","completion":"OK","connection":1,"connection_requests":1,"request_time":0.0,\
+            "remote_port":"1","time":""}
+            """
+        return RunInvariants.Request(try #require(AccessLogLine(json: line)))
+    }
+
+    /// DEST before the rerun: `a.bin` complete at its final path, `dir/b.bin` with a partial whose record
+    /// vouches for its first 8 bytes.
+    static func partlyHeld() throws -> Case {
+        let held = try Case()
+        try held.write("a.bin", held.right)
+        try held.write(".assetsync/partial/0123.part", held.right.prefix(8))
+        try held.write(".assetsync/partial/0123.resume", Data("""
+            assetsync-resume 1
+            path dir/b.bin
+            size \(held.right.count)
+            crc32 \(TestManifest.crc32Hex(held.right))
+            url http://x/dir/b.bin
+            etag "5f-1"
+
+            """.utf8))
+        return held
+    }
+
+    @Test func i5RequestsForOnlyWhatWasMissingPass() throws {
+        let held = try Self.partlyHeld()
+        let holdings = held.invariants.holdings()
+        #expect(holdings["a.bin"]?.complete == true && holdings["dir/b.bin"]?.written == [0..<8], "\(holdings)")
+        let resumed = [try Self.logLine("/dir/b.bin", range: "bytes=8-", body: 12)]
+        #expect(held.invariants.checkRequests(resumed, holdings: holdings).isEmpty)
+        // Without a usable validator (a weak ETag only) the record vouches for nothing: a fetch from zero is right.
+        try held.write(".assetsync/partial/0123.resume", Data(
+            "assetsync-resume 1\npath dir/b.bin\nsize 20\ncrc32 \(TestManifest.crc32Hex(held.right))\nurl u\netag W/\"1\"\n".utf8))
+        let weak = held.invariants.holdings()
+        #expect(weak["dir/b.bin"]?.written == [], "\(weak)")
+        #expect(held.invariants.checkRequests([try Self.logLine("/dir/b.bin", range: nil, body: 20)], holdings: weak).isEmpty)
+    }
+
+    @Test func i5RequestCheckCatchesFetchingWhatWasHeld() throws {
+        let held = try Self.partlyHeld()
+        let holdings = held.invariants.holdings()
+        let complete = held.invariants.checkRequests([try Self.logLine("/a.bin", range: nil, body: 20)], holdings: holdings)
+        #expect(complete.count == 2 && complete[0].contains("already held") && complete[1].contains("more than the 12 missing"), "\(complete)")
+        let fromZero = held.invariants.checkRequests([try Self.logLine("/dir/b.bin", range: nil, body: 20)], holdings: holdings)
+        #expect(fromZero.count == 2 && fromZero[0].contains("bytes 0..<8 of 'dir/b.bin' again"), "\(fromZero)")
+        let early = held.invariants.checkRequests([try Self.logLine("/dir/b.bin", range: "bytes=6-", body: 14)], holdings: holdings)
+        #expect(early.count == 2 && early[0].contains("bytes 6..<8"), "\(early)")
+        let foreign = held.invariants.checkRequests([try Self.logLine("/other%20name.bin", range: nil, body: 0)], holdings: holdings)
+        #expect(foreign.count == 1 && foreign[0].contains("'other name.bin', which the manifest does not name"), "\(foreign)")
+        // Twice the missing bytes, each request from the right offset.
+        let twice = [try Self.logLine("/dir/b.bin", range: "bytes=8-", body: 12), try Self.logLine("/dir/b.bin", range: "bytes=8-", body: 12)]
+        let repeated = held.invariants.checkRequests(twice, holdings: holdings)
+        #expect(repeated == ["I5: the rerun fetched 24 body bytes, more than the 12 missing"], "\(repeated)")
+    }
+
+    @Test func i5RequestCheckReadsSegmentedRecords() throws {
+        let held = try Self.partlyHeld()
+        try held.write(".assetsync/partial/0123.part", held.right)  // preallocated to the whole size
+        try held.write(".assetsync/partial/0123.resume", Data(
+            "assetsync-resume 1\npath dir/b.bin\nsize 20\ncrc32 \(TestManifest.crc32Hex(held.right))\nurl u\nlast-modified Tue\nsegments 0-10+4,10-20+3\n".utf8))
+        let holdings = held.invariants.holdings()
+        #expect(holdings["dir/b.bin"]?.written == [0..<4, 10..<13], "\(holdings)")
+        let sound = [try Self.logLine("/dir/b.bin", range: "bytes=4-9", body: 6), try Self.logLine("/dir/b.bin", range: "bytes=13-19", body: 7)]
+        #expect(held.invariants.checkRequests(sound, holdings: holdings).isEmpty)
+        let overlapping = [try Self.logLine("/dir/b.bin", range: "bytes=4-9", body: 6), try Self.logLine("/dir/b.bin", range: "bytes=10-19", body: 10)]
+        let violations = held.invariants.checkRequests(overlapping, holdings: holdings)
+        #expect(violations.count == 2 && violations[0].contains("bytes 10..<13") && violations[1].contains("16 body bytes, more than the 13"),
+                "\(violations)")
+    }
 }

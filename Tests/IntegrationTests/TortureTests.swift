@@ -3,9 +3,11 @@ import Glibc
 import Testing
 import TestSupport
 
-/// Syscall torture (issue 11, item 1): a small pull, `pull --delete` and `verify --repair` from nginx with the Kth call of one system call
+/// Syscall torture (issue 11, item 1): a small pull, `pull --delete`, `verify --repair` and a pull resuming
+/// a killed one's partial, from nginx, with the Kth call of one system call
 /// failed with an error, or the process killed there, by strace's fault injection; `RunInvariants`
-/// checks I1–I5 after every case.
+/// checks I1–I5 after every case, I5 with nginx's log of the healthy rerun (it asks only for what was
+/// missing).
 ///
 /// Which K: strace counts calls per syscall and per thread (`-f`), and the dynamic loader and the
 /// runtime make calls (`openat` of libraries) on the main thread before assetsync's code runs. The full
@@ -22,9 +24,14 @@ import TestSupport
     static let hasStrace = FileManager.default.isExecutableFile(atPath: strace)
     static let sweepEnabled = ProcessInfo.processInfo.environment["ASSETSYNC_TORTURE"] == "1"
 
-    /// The system calls tortured, each with the error it fails with.
+    /// The system calls tortured, each with the error it fails with: every call of the issue's list that
+    /// the binary makes here (`strace -f -c` of each scenario). Reads are `read` (the manifest, and the
+    /// loader's) and `pread64` (resume records, the state index, files re-read by `verify` and resumes);
+    /// writes are `pwrite64` (partials, the lock's holder) and `write` (the state index, records, stderr);
+    /// `stat`, `fstat` and `fstatat` are all `newfstatat` (glibc 2.36 makes no `statx` or `fstat` call).
     static let targets: [(syscall: String, error: String)] = [
-        ("openat", "EACCES"), ("pwrite64", "ENOSPC"), ("fdatasync", "EIO"), ("fsync", "EIO"), ("syncfs", "EIO"),
+        ("openat", "EACCES"), ("read", "EIO"), ("pread64", "EIO"), ("pwrite64", "ENOSPC"), ("write", "ENOSPC"),
+        ("newfstatat", "EIO"), ("fdatasync", "EIO"), ("fsync", "EIO"), ("syncfs", "EIO"),
         ("renameat", "EIO"), ("unlinkat", "EACCES"), ("mkdirat", "EACCES"), ("flock", "ENOLCK"),
     ]
 
@@ -36,16 +43,18 @@ import TestSupport
         case pullDelete
         /// `verify --repair` after a pull, with a byte of the large file flipped and a small file removed.
         case verifyRepair
+        /// `pull` after a pull killed at its large file's fourth write, whose partial and resume record it continues.
+        case resume
 
         var arguments: [String] {
             switch self {
-            case .pull: ["pull"]
+            case .pull, .resume: ["pull"]
             case .pullDelete: ["pull", "--delete"]
             case .verifyRepair: ["verify", "--repair"]
             }
         }
 
-        var description: String { arguments.joined(separator: " ") }
+        var description: String { self == .resume ? "pull resuming" : arguments.joined(separator: " ") }
     }
 
     /// How one case breaks the run.
@@ -73,6 +82,8 @@ import TestSupport
         var sentinel: String { sandbox.root.path + "/sentinel" }
         /// The cases whose process never started (the loader failed).
         private(set) var notStarted = 0
+        /// The cases whose healthy rerun resumed a partial with `Range`.
+        private(set) var resumedReruns = 0
 
         init(_ scenario: Scenario) throws {
             self.scenario = scenario
@@ -112,6 +123,14 @@ import TestSupport
                 try handle.write(contentsOf: Data([~sandbox.expected["big.bin"]![1 << 20]]))
                 try handle.close()
                 try FileManager.default.removeItem(atPath: sandbox.dest + "/dir/b.bin")
+            case .resume:
+                // Only the lane writing the large file makes four writes (512 KiB each): killed there, its
+                // partial holds 1.5 MiB, and the record saved before its first byte.
+                let killed = try run(["pull"], prefix: TortureTests.command("pwrite64", .kill, at: 4))
+                try #require(killed.status == SIGKILL, "\(killed.stderr)")
+                try #require(
+                    ((try? FileManager.default.contentsOfDirectory(atPath: sandbox.partialDirectory)) ?? []).contains { $0.hasSuffix(".resume") },
+                    "the killed pull left no resume record")
             }
         }
 
@@ -171,10 +190,27 @@ import TestSupport
                 reached = result.status != 0
                 outcome = reached ? .killed(SIGKILL) : .exits([0])
             }
-            var violations = invariants.check(result, outcome: outcome)
-            violations += invariants.checkRerun(pull: try run(["pull"]), verify: try run(["verify"]))
-            return (violations, reached)
+            let violations = invariants.check(result, outcome: outcome)  // before the rerun changes DEST
+            let rerun = try TortureTests.rerun(invariants, nginx: nginx) { try self.run($0) }
+            if rerun.requests.contains(where: { $0.range != nil }) { resumedReruns += 1 }
+            return (violations + rerun.violations, reached)
         }
+    }
+
+    /// I5 after a case: what DEST holds, then a healthy `pull` (with `run`) whose requests `nginx` logs
+    /// from an empty access log, then `verify`; the violations of `checkRerun` and `checkRequests`, and
+    /// the rerun's requests.
+    static func rerun(
+        _ invariants: RunInvariants, nginx: NginxServer, run: ([String]) throws -> RunResult
+    ) throws -> (violations: [String], requests: [RunInvariants.Request]) {
+        let holdings = invariants.holdings()
+        // Every request of the case is logged before the log is emptied (a killed client's too: its
+        // sockets closed before it was reaped, ahead of the marker's connection).
+        _ = nginx.settledAccessLog()
+        nginx.clearAccessLog()
+        let pull = try run(["pull"])
+        let requests = nginx.settledAccessLog().map { RunInvariants.Request($0) }
+        return (invariants.checkRerun(pull: pull, verify: try run(["verify"])) + invariants.checkRequests(requests, holdings: holdings), requests)
     }
 
     /// What the dynamic loader prints when it cannot load a library.
@@ -200,22 +236,27 @@ import TestSupport
                 print("torture: \(scenario): \(syscall): no call on the sandbox (\(before) before it)")
                 continue
             }
+            var syscallCases = 0
+            var syscallFailures = 0
             for k in pick(before, most) {
                 for fault in [Fault.error(error), .kill] {
                     let (violations, reached) = try bench.torture(syscall, fault, at: k)
-                    cases += 1
+                    syscallCases += 1
                     if !reached { unreached += 1 }
                     let command = (command(syscall, fault, at: k) + ["assetsync"] + scenario.arguments + ["..."]).joined(separator: " ")
                     if !violations.isEmpty {
-                        failures += 1
+                        syscallFailures += 1
                         Issue.record("\(command):\n\(violations.joined(separator: "\n"))")
                     }
                 }
             }
-            print("torture: \(scenario): \(syscall): K up to \(most), \(before) calls before the sandbox's first")
+            cases += syscallCases
+            failures += syscallFailures
+            print("torture: \(scenario): \(syscall): \(syscallCases) run, \(syscallFailures) failed; K up to \(most), "
+                  + "\(before) calls before the sandbox's first")
         }
         print("torture: \(scenario): \(cases) cases, \(failures) failed, \(bench.notStarted) not started (loader failed), "
-              + "\(unreached) kills not reached (the run completed)")
+              + "\(unreached) kills not reached (the run completed), \(bench.resumedReruns) reruns resumed with Range")
     }
 
     /// The first and last call of each syscall, with an error and with SIGKILL.
