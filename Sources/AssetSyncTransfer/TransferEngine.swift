@@ -201,6 +201,7 @@ package final class TransferEngine {
         case .retry(let delay, let reason):
             if !reason.isEmpty { delegate.retrying(path: download.entry.path, reason: reason, after: delay) }
             download.notBefore = clock() + delay
+            download.sink.setAside()
             waiting.append(download)
         case .proven:
             delegate.proven(download)
