@@ -204,6 +204,7 @@ package final class TransferEngine {
             download.sink.setAside()
             waiting.append(download)
         case .proven:
+            endSegments(of: download.entry.path)
             delegate.proven(download)
         case .done(let result):
             if case .failed = result.outcome {
