@@ -13,7 +13,7 @@ LAYERS := --explicit-target-dependency-import-check error
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build debug install test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify fuzz sanitize torture clean
+.PHONY: all deps build debug install test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify fuzz sanitize torture soak clean
 
 all: build
 
@@ -71,6 +71,15 @@ torture: deps
 	swift build --build-tests $(LAYERS)
 	set -o pipefail; ASSETSYNC_TORTURE=1 ASSETSYNC_BIN=$(CURDIR)/$(RELEASE_BIN) swift test --skip-build --filter 'TortureTests|RunInvariantsTests' \
 	    2>&1 | grep -v '^↳ ///' | tee /dev/stderr | grep -E '^torture: [a-z -]+: [0-9]+ cases'
+
+# Repeated `pull --delete` of about 300 files through a server that picks a fault for every request, with
+# the manifest changing and SIGTERM at random (SoakTests, ASSETSYNC_SOAK=1), for ASSETSYNC_SOAK_SECONDS (600):
+# prints runs, requests, faults, SIGTERMs, and peak RSS and descriptors. ASSETSYNC_SOAK_SEED replays a seed.
+soak: deps
+	swift build -c release --product assetsync $(LAYERS)
+	swift build --build-tests $(LAYERS)
+	set -o pipefail; ASSETSYNC_SOAK=1 ASSETSYNC_BIN=$(CURDIR)/$(RELEASE_BIN) swift test --skip-build --filter SoakTests \
+	    2>&1 | grep -v '^↳ ///' | tee /dev/stderr | grep -E '^soak: '
 
 # libFuzzer with the address sanitizer on the manifest readers, the on-disk records and the
 # server-controlled HTTP text: 20 minutes in all (FUZZ_SECONDS per target). See fuzz/README.md.

@@ -13,6 +13,8 @@ final class SmallFileSink: DownloadSink {
     private let pool: WriterPool
     /// The pool's buffer holding the bytes so far; taken at the first byte.
     private var buffer: UnsafeMutableRawBufferPointer?
+    /// The bytes so far while the download waits for a retry, out of the pool (`setAside`).
+    private var aside: [UInt8]?
     private(set) var offset: Int64 = 0
     private var crc = CRC32()
     /// The lane's work once the bytes are handed over by `store`.
@@ -31,8 +33,7 @@ final class SmallFileSink: DownloadSink {
     var resumeFields: [String: String]? { nil }
 
     func append(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
-        let target = buffer ?? pool.takeBuffer()
-        buffer = target
+        let target = heldBuffer()
         // The transfer layer never appends past the entry's size, which fits in the buffer.
         precondition(Int(offset) + bytes.count <= target.count)
         (target.baseAddress! + Int(offset)).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
@@ -43,15 +44,37 @@ final class SmallFileSink: DownloadSink {
     func restart() throws(SystemError) {
         offset = 0
         crc = CRC32()
+        aside = nil
     }
 
     func discard() {
         offset = 0
         crc = CRC32()
+        aside = nil
         if let buffer { pool.returnBuffer(buffer) }
         buffer = nil
         if case .success(let partial)? = stored?.wait() { partial.discard() }
         stored = nil
+    }
+
+    /// The pool has a buffer for each running download and each writer lane, not for the downloads
+    /// waiting for a retry: more small files than that waiting with bytes would leave the transfer
+    /// thread waiting for a buffer for ever. The bytes wait in memory of their own (a small file's).
+    func setAside() {
+        guard let buffer else { return }
+        aside = Array(UnsafeRawBufferPointer(rebasing: buffer[0..<Int(offset)]))
+        pool.returnBuffer(buffer)
+        self.buffer = nil
+    }
+
+    /// The buffer holding the bytes so far: the one held, or one taken now with the bytes set aside copied in.
+    private func heldBuffer() -> UnsafeMutableRawBufferPointer {
+        if let buffer { return buffer }
+        let target = pool.takeBuffer()
+        aside?.withUnsafeBytes { target.copyMemory(from: $0) }
+        aside = nil
+        buffer = target
+        return target
     }
 
     /// Never called for a file below the resumable size; there is no record to keep.
@@ -64,7 +87,7 @@ final class SmallFileSink: DownloadSink {
     func store(in root: CacheRoot, name: String) {
         let store = Store()
         stored = store
-        let held = buffer
+        let held = aside == nil ? buffer : heldBuffer()
         buffer = nil
         let bytes = UnsafeRawBufferPointer(rebasing: (held ?? UnsafeMutableRawBufferPointer(start: nil, count: 0))[0..<Int(offset)])
         store.work.begin()

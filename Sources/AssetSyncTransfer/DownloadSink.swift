@@ -25,6 +25,9 @@ package protocol DownloadSink: AnyObject {
     func saveResume(_ fields: [(key: String, value: String?)]) throws(SystemError)
     /// Whether the bytes are exactly the file wanted (size and checksum): nil when they are, else what differs.
     func mismatch() -> String?
+    /// The download waits for a retry: gives back what the sink may hold only while it runs (a
+    /// pooled buffer), keeping its bytes.
+    func setAside()
 }
 
 extension DownloadSink {
@@ -32,4 +35,5 @@ extension DownloadSink {
     package func flush() throws(SystemError) {}
     package func settle() throws(SystemError) {}
     package var writtenOffset: Int64 { offset }
+    package func setAside() {}
 }

@@ -132,10 +132,11 @@ final class SegmentedFile {
     var transferred: Int64 { members.lazy.map(\.transferred).saturatingSum() }
 
     /// A segment holds its every byte: when all do, their CRCs join into the file's proof (once,
-    /// though several segments may end in one step).
+    /// though several segments may end in one step). The engine then ends the file, proven or
+    /// one stream, and takes its segments off the transfers: one still running (every byte in,
+    /// the response not over) must not outlive its file.
     func segmentComplete() -> Download.Next {
         guard !ended, unreleased.isEmpty, members.allSatisfy({ $0.sink.offset == $0.range.upperBound }) else { return .segmentDone }
-        ended = true
         if let reason = members.lazy.compactMap({ $0.sink.mismatch() }).first { return .oneStream(reason: reason, fresh: true) }
         file.joinSegments()
         if let reason = file.mismatch() { return .oneStream(reason: reason, fresh: true) }

@@ -201,8 +201,10 @@ package final class TransferEngine {
         case .retry(let delay, let reason):
             if !reason.isEmpty { delegate.retrying(path: download.entry.path, reason: reason, after: delay) }
             download.notBefore = clock() + delay
+            download.sink.setAside()
             waiting.append(download)
         case .proven:
+            endSegments(of: download.entry.path)
             delegate.proven(download)
         case .done(let result):
             if case .failed = result.outcome {
