@@ -77,7 +77,7 @@ import TestSupport
             usleep(useconds_t(delay * 1e6))
             running.signal(SIGKILL)
             let result = try running.wait()
-            let killed = running.process.terminationReason == .uncaughtSignal
+            let killed = result.signal != nil
             if !killed { unreached += 1 }
             var violations = invariants.check(result, outcome: killed ? .killed(SIGKILL) : .exits([0]))
             let rerun = try TortureTests.rerun(invariants, nginx: nginx, run: run)

@@ -88,6 +88,13 @@ import TestSupport
         #expect(started.count == 1 && started[0].hasPrefix("I4: expected the loader to fail"), "\(started)")
         let survived = broken.invariants.check(RunResult(status: 0, stdout: "", stderr: ""), outcome: .killed(9))
         #expect(survived.count == 1 && survived[0].hasPrefix("I4: expected to be killed"), "\(survived)")
+        // A crash by SIGILL reports status 4, which would pass for "another run holds the lock".
+        let crashed = broken.invariants.check(RunResult(status: 4, stdout: "", stderr: "", signal: SIGILL), outcome: all)
+        #expect(crashed.count == 1 && crashed[0].hasPrefix("I4: was killed by signal 4, not an exit"), "\(crashed)")
+        let quiet = broken.invariants.check(RunResult(status: 130, stdout: "", stderr: "Error: stopped\n"), outcome: .interrupted)
+        #expect(quiet.count == 1 && quiet[0].hasPrefix("I4: expected exit 130 with the 'Interrupted:' line"), "\(quiet)")
+        let stopped = RunResult(status: 130, stdout: "", stderr: "Interrupted: partial downloads are kept in .assetsync/partial/\n")
+        #expect(broken.invariants.check(stopped, outcome: .interrupted).isEmpty)
     }
 
     @Test func i5RerunOrVerifyNotHealthy() throws {

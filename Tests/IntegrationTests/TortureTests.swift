@@ -187,7 +187,7 @@ import TestSupport
                 reached = true
                 outcome = .exits(RunInvariants.documentedStatuses)
             case .kill:
-                reached = result.status != 0
+                reached = result.signal != nil
                 outcome = reached ? .killed(SIGKILL) : .exits([0])
             }
             let violations = invariants.check(result, outcome: outcome)  // before the rerun changes DEST

@@ -5,9 +5,13 @@ import TestSupport
 
 /// What one run of the built `assetsync` binary did.
 struct RunResult {
+    /// The exit status, or the number of the signal that killed the process (see `signal`).
     var status: Int32
     var stdout: String
     var stderr: String
+    /// The signal that killed the process, nil when it exited: `status` alone cannot tell a crash by
+    /// SIGILL (4) from exit status 4.
+    var signal: Int32? = nil
 }
 
 /// Runs the `assetsync` binary that `swift build` put beside this test bundle.
@@ -137,7 +141,8 @@ final class RunningAssetSync {
         return RunResult(
             status: process.terminationStatus,
             stdout: try String(contentsOf: scratch.url.appendingPathComponent("stdout"), encoding: .utf8),
-            stderr: try String(contentsOf: scratch.url.appendingPathComponent("stderr"), encoding: .utf8))
+            stderr: try String(contentsOf: scratch.url.appendingPathComponent("stderr"), encoding: .utf8),
+            signal: process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil)
     }
 }
 

@@ -28,6 +28,12 @@ extension RunInvariants {
             self.init(path: relative.removingPercentEncoding ?? relative, range: line.range, bodyBytes: line.bodyBytesSent)
         }
 
+        /// `request` to a `FaultServer` whose manifest base is its root.
+        init(_ request: FaultRequest) {
+            let relative = String(request.path.drop { $0 == "/" })
+            self.init(path: relative.removingPercentEncoding ?? relative, range: request.range, bodyBytes: request.bodyBytesSent)
+        }
+
         init(path: String, range: String?, bodyBytes: Int) {
             self.path = path
             self.range = range

@@ -24,8 +24,10 @@ struct RunInvariants {
     enum Outcome {
         /// It exits with one of `statuses`; a non-zero one comes with a message naming an entry or the cause.
         case exits(Set<Int32>)
-        /// It is killed by `signal` (as strace reports a tracee killed by an injected signal).
+        /// It is killed by `signal` (strace kills itself with the signal that killed its tracee).
         case killed(Int32)
+        /// It was asked to stop (SIGTERM, SIGINT): exit 130 with the `Interrupted:` line saying what was kept.
+        case interrupted
         /// The dynamic loader could not start it (exit 127): none of assetsync's code ran.
         case notStarted
     }
@@ -109,12 +111,18 @@ struct RunInvariants {
         // I4: the documented outcome, and a message that says what failed.
         switch outcome {
         case .killed(let signal):
-            if result.status != signal {
-                violations.append("I4: expected to be killed by signal \(signal), ended with \(result.status): \(result.stderr)")
+            if result.signal != signal {
+                violations.append("I4: expected to be killed by signal \(signal), \(Self.ending(result)): \(result.stderr)")
+            }
+        case _ where result.signal != nil:
+            violations.append("I4: \(Self.ending(result)), not an exit (a crash): \(result.stderr)")
+        case .interrupted:
+            if result.status != 130 || !result.stderr.contains("Interrupted: partial downloads are kept") {
+                violations.append("I4: expected exit 130 with the 'Interrupted:' line, \(Self.ending(result)): \(result.stderr)")
             }
         case .notStarted:
             if result.status != 127 {
-                violations.append("I4: expected the loader to fail (exit 127), ended with \(result.status): \(result.stderr)")
+                violations.append("I4: expected the loader to fail (exit 127), \(Self.ending(result)): \(result.stderr)")
             }
         case .exits(let statuses):
             if !statuses.contains(result.status) && !Self.isUnreadableManifest(result) {
@@ -124,6 +132,11 @@ struct RunInvariants {
             }
         }
         return violations
+    }
+
+    /// "exited with 3" or "was killed by signal 4".
+    static func ending(_ result: RunResult) -> String {
+        result.signal.map { "was killed by signal \($0)" } ?? "exited with \(result.status)"
     }
 
     /// Whether the run stopped because its local manifest could not be opened: exit 2 with
