@@ -168,6 +168,25 @@ import TestSupport
         #expect(repeated == ["I5: the rerun fetched 24 body bytes, more than the 12 missing"], "\(repeated)")
     }
 
+    /// A record vouching for bytes a corrupting server sent: the binary learns it only from the whole
+    /// file's CRC, so the missing bytes and then one whole download are what it may fetch; no more.
+    @Test func i5RequestCheckAllowsOneFreshDownloadOfACorruptPartial() throws {
+        let held = try Self.partlyHeld()
+        let truth = { (path: String, range: Range<Int>) -> Data? in path == "dir/b.bin" ? held.right.subdata(in: range) : nil }
+        #expect(held.invariants.holdings(trueBytes: truth)["dir/b.bin"]?.corrupt == false)
+        var flipped = held.right.prefix(8)
+        flipped[3] ^= 0xFF
+        try held.write(".assetsync/partial/0123.part", flipped)
+        let holdings = held.invariants.holdings(trueBytes: truth)
+        #expect(holdings["dir/b.bin"]?.corrupt == true, "\(holdings)")
+        let resumedThenFresh = [try Self.logLine("/dir/b.bin", range: "bytes=8-", body: 12), try Self.logLine("/dir/b.bin", range: nil, body: 20)]
+        #expect(held.invariants.checkRequests(resumedThenFresh, holdings: holdings).isEmpty)
+        let twiceFresh = resumedThenFresh + [try Self.logLine("/dir/b.bin", range: nil, body: 20)]
+        #expect(held.invariants.checkRequests(twiceFresh, holdings: holdings) == ["I5: the rerun fetched 52 body bytes, more than the 32 missing"])
+        // Without the true bytes the same log is a violation: nothing tells a corrupt partial from a sound one.
+        #expect(!held.invariants.checkRequests(resumedThenFresh, holdings: held.invariants.holdings()).isEmpty)
+    }
+
     @Test func i5RequestCheckReadsSegmentedRecords() throws {
         let held = try Self.partlyHeld()
         try held.write(".assetsync/partial/0123.part", held.right)  // preallocated to the whole size

@@ -10,7 +10,10 @@
 # untouched; runs Tests/AssetSyncTests; then, against a private loopback nginx,
 # the instrumented binary's pull of 2,017 files (2,000 small ones, 16 medium,
 # one of 200 MiB fetched in 4 segments; bench/sanitize/data.py), a no-op rerun
-# (no request may reach nginx) and `verify`. Every run writes its sanitizer
+# (no request may reach nginx) and `verify`; then the short soak (SoakTests,
+# uninstrumented test code driving the instrumented binary through a fault
+# server: random faults, SIGTERM, a changing manifest, RunInvariants' I1-I5
+# after every run). Every run writes its sanitizer
 # reports to its own log_path (bench/out/sanitize/SANITIZER/); any report, a
 # failed test, a wrong file or a non-zero exit fails the target. Prints a
 # summary: what ran, how many tests, how many reports.
@@ -81,6 +84,11 @@ run_checked() {
     ((n_reports == 0)) || fail "$s $name: $n_reports sanitizer report(s) (above; logs in $logs)"
 }
 
+# The soak's test code is not instrumented (only the binary it drives is): built once, in .build.
+log "building the tests (uninstrumented) for the soak..."
+swift build --build-tests --explicit-target-dependency-import-check error >"$out/tests-build.out" 2>&1 \
+    || { tail -n 30 "$out/tests-build.out" >&2; echo "error: the test build failed (see $out/tests-build.out)" >&2; exit 1; }
+
 data_line=""
 start_data() {  # the nginx and the pull's data, once for every sanitizer
     [[ -z $data_line ]] || return 0
@@ -150,10 +158,23 @@ for s in "${sanitizers[@]}"; do
     pull_s=$((SECONDS - t0))
     rm -rf "$dest"
 
+    log "== $s sanitizer: the short soak through $bin..."
+    t0=$SECONDS
+    run_checked "$s" soak env ASSETSYNC_BIN="$root/$bin" swift test --skip-build --filter 'SoakTests/short'
+    soak_line=$(grep -oE '^soak: [0-9]+ runs in [0-9]+ s[^;]*' "$logs/soak.out" | head -n 1 || true)
+    if ((rc != 0)) || ! grep -q '^soak: 0 violations' "$logs/soak.out"; then
+        tail -n 40 "$logs/soak.out" >&2
+        fail "$s soak: exit status $rc (output in $logs/soak.out)"
+        soak="soak FAILED"
+    else
+        soak="soak ok (${soak_line#soak: })"
+    fi
+    soak_s=$((SECONDS - t0))
+
     joined=$(printf '%s, ' "${steps[@]}")
-    summary+=("$(printf '%-8s build %4d s | %s in %d s (%d reports) | %s: %s in %d s | reports: %d' \
+    summary+=("$(printf '%-8s build %4d s | %s in %d s (%d reports) | %s: %s in %d s | %s in %d s | reports: %d' \
         "$s" "$build_s" "$unit" "$unit_s" "$unit_reports" "$data_line" "${joined%, }" \
-        "$pull_s" "$((total_reports - part_reports))")")
+        "$pull_s" "$soak" "$soak_s" "$((total_reports - part_reports))")")
 done
 
 echo "== make sanitize: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), commit $(git rev-parse --short HEAD), $(nproc) cores, $((SECONDS - started)) s in all"

@@ -15,6 +15,11 @@ import Glibc
 /// byte not held (the part's size or `lower + done`; unaligned offsets are written through the page
 /// cache, never rounded down), and the bytes a segment wrote past its recorded `done` are not vouched
 /// for, so fetching them again is fetching what was missing.
+///
+/// A server that corrupts bytes can leave a record vouching for wrong bytes. The binary learns that
+/// only from the file's CRC-32 once it is whole, and then downloads it afresh, as it must. Given the
+/// true bytes (`holdings(trueBytes:)`), such an entry is `corrupt`: what it may fetch is what was
+/// missing plus one whole download, and its vouched ranges may be fetched again.
 extension RunInvariants {
     /// One request as the server logged it: the entry's path, the `Range` header, and the body bytes sent.
     struct Request: Equatable, CustomStringConvertible {
@@ -58,13 +63,19 @@ extension RunInvariants {
         var complete = false
         /// Byte ranges of the file a valid resume record says its partial holds.
         var written: [Range<Int>] = []
+        /// Some of the `written` bytes differ from the file's true bytes.
+        var corrupt = false
 
-        /// Bytes of an entry of `size` still to fetch.
-        func missing(of size: Int) -> Int { complete ? 0 : size - written.reduce(0) { $0 + $1.count } }
+        /// Bytes of an entry of `size` the rerun may fetch: what is still missing, and for a corrupt
+        /// partial one whole download more.
+        func missing(of size: Int) -> Int {
+            complete ? 0 : size - written.reduce(0) { $0 + $1.count } + (corrupt ? size : 0)
+        }
     }
 
-    /// For every entry, what DEST holds of it now (take it just before the rerun).
-    func holdings() -> [String: Holding] {
+    /// For every entry, what DEST holds of it now (take it just before the rerun). With `trueBytes`
+    /// (the bytes of an entry's range, as the honest server has them), vouched bytes are compared with them.
+    func holdings(trueBytes: ((_ path: String, _ range: Range<Int>) -> Data?)? = nil) -> [String: Holding] {
         let partial = dest + "/.assetsync/partial"
         var records: [String: (name: String, fields: [String: String])] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: partial)) ?? [] where name.hasSuffix(".resume") {
@@ -80,7 +91,16 @@ extension RunInvariants {
                Fingerprint(data) == right {
                 holding.complete = true
             } else if let (name, fields) = records[path] {
-                holding.written = Self.written(fields, part: partial + "/" + name + ".part", entry: right)
+                let part = partial + "/" + name + ".part"
+                holding.written = Self.written(fields, part: part, entry: right)
+                if let trueBytes, let handle = FileHandle(forReadingAtPath: part) {
+                    holding.corrupt = holding.written.contains { range in
+                        try? handle.seek(toOffset: UInt64(range.lowerBound))
+                        let held = (try? handle.read(upToCount: range.count)) ?? Data()
+                        return trueBytes(path, range).map { $0 != held } ?? false
+                    }
+                    try? handle.close()
+                }
             }
             holdings[path] = holding
         }
@@ -139,7 +159,7 @@ extension RunInvariants {
                 violations.append("I5: the rerun fetched '\(request.path)', whose final path already held the manifest's bytes: \(request)")
                 continue
             }
-            for written in holding.written where written.overlaps(request.served) {
+            for written in holding.written where !holding.corrupt && written.overlaps(request.served) {
                 let again = max(written.lowerBound, request.served.lowerBound)..<min(written.upperBound, request.served.upperBound)
                 violations.append(
                     "I5: the rerun fetched bytes \(again) of '\(request.path)' again, which its resume record says were written: \(request)")

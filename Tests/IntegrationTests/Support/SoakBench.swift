@@ -127,7 +127,7 @@ final class SoakBench {
 
         faults.injecting = false
         requests = server.requests.count
-        let holdings = invariants.holdings()
+        let holdings = invariants.holdings { [files] path, range in files.files[path]?.resource.bytes(in: range) }
         let rerun = try observe(arguments)
         let rerunRequests = server.requests.count - requests
         let answered = server.waitForResponses(requests + rerunRequests).dropFirst(requests)
