@@ -140,7 +140,9 @@ public struct StateIndex: Equatable, Sendable {
         bytes.withUnsafeBytes { crc.update(UnsafeRawBufferPointer(rebasing: $0[0..<trailerStart])) }
         guard crc.value == expected else { return nil }
         var entries: [Entry] = []
-        entries.reserveCapacity(count)
+        // The count is the file's word, not yet checked: reserve no more than its bytes can hold
+        // (a record line is at least 10 bytes, `0 0 0 0 p` and its newline).
+        entries.reserveCapacity(min(count, trailerStart / 10))
         var inOrder = true
         let parsed: Bool = bytes.withUnsafeBufferPointer { bytes in
             var lineStart = header.utf8.count

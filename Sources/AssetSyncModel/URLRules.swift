@@ -65,7 +65,8 @@ public enum URLRules {
             }
         } else {
             let (path, rest) = splitPath(reference)
-            let directory = baseParts.path.isEmpty ? "/" : String(baseParts.path[...(baseParts.path.lastIndex(of: "/")!)])
+            // RFC 3986 §5.2.3: the base path up to its last "/" (none: nothing), or "/" for an empty one.
+            let directory = baseParts.path.isEmpty ? "/" : baseParts.path.lastIndex(of: "/").map { String(baseParts.path[...$0]) } ?? ""
             resolved.path = removingDotSegments(directory + path)
             resolved.rest = rest
         }

@@ -89,6 +89,16 @@ import Testing
         #expect(StateIndex.decode(stateFile(["00000001 1 1 1 with space/and more"]))?.entries.first?.path == "with space/and more")
     }
 
+    /// Found by `make fuzz` (fuzz/regressions/records): the trailer's count is outside the CRC, and
+    /// reserving room for 9,775,287,372 entries before counting them ran out of memory.
+    @Test func aTrailerClaimingBillionsOfEntriesIsRefusedWithoutReservingThem() {
+        var bytes = stateFile(["00000001 1 10 8 a"])
+        let trailer = bytes.lastIndex(of: UInt8(ascii: "e"))!
+        let crc = String(decoding: bytes[bytes.index(bytes.endIndex, offsetBy: -9)...], as: UTF8.self)
+        bytes.replaceSubrange(trailer..., with: Array("end 9775287372 \(crc)".utf8))
+        #expect(StateIndex.decode(bytes) == nil)
+    }
+
     @Test("item 6: PathOrder orders by bytes and sorts only what is out of order")
     func pathOrderIsByteOrder() {
         let paths = ["a", "a/b", "a-b", "A", "ab", "abcdefghij/k", "abcdefghi", "caf\u{E9}", "cafe\u{301}", "", "abcdefgh"]

@@ -8,6 +8,14 @@ import Testing
 @testable import AssetSyncTransfer
 
 @Suite struct URLRulesTests {
+    /// Found by `make fuzz` (fuzz/regressions/http): a base whose path has no "/" trapped on a force
+    /// unwrap. RFC 3986 §5.2.3 merges a reference into such a path as into no directory at all.
+    @Test func aRelativeReferenceAgainstABasePathWithoutASlashDoesNotTrap() {
+        let base = String(decoding: Array("https://o".utf8) + [0x00, 0x87, 0x3F, 0xD6, 0x9A, 0xEF, 0xBF], as: UTF8.self)
+        let resolved = try? URLRules.resolve("h", against: base, field: "url")
+        #expect(resolved.map { $0.hasPrefix("https://o") } ?? true, "\(resolved ?? "refused")")
+    }
+
     @Test func acceptsHTTPAndHTTPS() throws {
         #expect(try URLRules.check("https://cdn.example.com/a.zip", field: "url") == ("https://cdn.example.com/a.zip", true))
         #expect(try URLRules.check("HTTP://[::1]:8080/a?x=1&y=2", field: "url").isAbsolute)
