@@ -1,24 +1,13 @@
 import AssetSyncSystem
 import CZlib
 import Testing
+import TestSupport
 
 /// The one CRC type (ISA-L) against zlib's `crc32_z`, the reference every manifest's CRC-32 comes from.
 @Suite struct CRC32Tests {
-    /// A fixed-seed generator (SplitMix64), so a failure names a buffer that can be found again.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Random bytes to take every buffer from: long enough for the largest length at the largest offset.
     static let pool: [UInt8] = {
-        var random = SplitMix(state: 10)
+        var random = SeededGenerator(seed: 10)
         return (0..<(1 << 20) + 64).map { _ in UInt8.random(in: 0...255, using: &random) }
     }()
 
@@ -30,7 +19,7 @@ import Testing
 
     @Test("item 4: ISA-L and zlib agree on every length 0...4096 (and larger) at random alignments, one-shot and in random pieces")
     func agreesWithZlib() {
-        var random = SplitMix(state: 4)
+        var random = SeededGenerator(seed: 4)
         Self.pool.withUnsafeBytes { pool in
             for length in Self.lengths {
                 let start = Int.random(in: 0...63, using: &random)
@@ -53,7 +42,7 @@ import Testing
 
     @Test("item 4: combine gives the CRC of the concatenation, for any split (empty halves included)")
     func combineJoinsAdjacentStretches() {
-        var random = SplitMix(state: 5)
+        var random = SeededGenerator(seed: 5)
         Self.pool.withUnsafeBytes { pool in
             for length in Self.lengths where length % 61 == 0 || length > 4096 {
                 let bytes = UnsafeRawBufferPointer(rebasing: pool[0..<length])

@@ -15,19 +15,6 @@ import TestSupport
     static let fileCount = 32
     static let fileSize = 16 << 20
 
-    /// SplitMix64 (Steele, Lea and Flood): a small generator whose whole state is its seed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var value = state
-            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-            return value ^ (value >> 31)
-        }
-    }
-
     /// `count` random bytes from the kernel (`/dev/urandom`), fast enough for hundreds of mebibytes.
     static func randomBytes(_ count: Int) throws -> Data {
         let urandom = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/urandom"))
@@ -38,7 +25,7 @@ import TestSupport
     @Test func killedAtRandomMoments() throws {
         let cases = TortureTests.sweepEnabled ? 100 : 2
         let seed = ProcessInfo.processInfo.environment["ASSETSYNC_TORTURE_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
-        var generator = SplitMix(state: seed)
+        var generator = SeededGenerator(seed: seed)
         let began = ContinuousClock.now
         let sandbox = try Sandbox(
             serving: Dictionary(uniqueKeysWithValues: try (0..<Self.fileCount).map { (String(format: "set/f%02d.bin", $0), try Self.randomBytes(Self.fileSize)) }))

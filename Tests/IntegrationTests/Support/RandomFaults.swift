@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 
 /// A `FaultServer` behaviour that answers each request in a way picked at random: truncated, reset,
 /// stalled past the client's stall timeout, a 5xx with a small `Retry-After`, with a byte flipped,

@@ -1,3 +1,5 @@
+import TestSupport
+
 /// The files a soak serves and its manifest names: mostly small ones (up to 64 KiB, in ten
 /// directories), one in twenty of 1 to 4 MiB (under `big/`, large enough for segments and resume
 /// records), changed between runs at random from a seeded generator.

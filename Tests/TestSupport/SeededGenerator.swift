@@ -1,11 +1,11 @@
 /// SplitMix64: a fixed-seed random number generator, so that a randomized test printing its seed
 /// can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
+public struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -14,7 +14,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     /// A generator for one item of a run seeded with `seed`, the same whatever order items are drawn in.
-    static func forItem(seed: UInt64, _ parts: [String]) -> SeededGenerator {
+    public static func forItem(seed: UInt64, _ parts: [String]) -> SeededGenerator {
         // FNV-1a over the parts, mixed with the seed.
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ seed
         for part in parts {
