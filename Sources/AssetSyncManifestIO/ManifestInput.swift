@@ -59,16 +59,33 @@ package final class ManifestInput {
     }
 
     /// The first byte that is not white space or a leading UTF-8 byte order mark, without consuming anything.
+    /// Each byte is looked at once and at most `maximumLeadingBlank` blank bytes are held: a gzip bomb of
+    /// spaces once took time quadratic in its size here.
     func firstSignificantByte() throws(ManifestError) -> UInt8? {
         var chunk = [UInt8](repeating: 0, count: 4096)
+        var ended = false
+        /// Nil until the byte order mark can be told apart; then how many leading bytes are known to be blank.
+        var scanned: Int?
         while true {
-            let start = pending.starts(with: Self.byteOrderMark) ? 3 : 0
-            if let byte = pending.dropFirst(start).first(where: { !Self.isBlank($0) }) { return byte }
+            if scanned == nil, pending.count >= Self.byteOrderMark.count || ended {
+                scanned = pending.starts(with: Self.byteOrderMark) ? Self.byteOrderMark.count : 0
+            }
+            if let start = scanned {
+                if let index = pending[start...].firstIndex(where: { !Self.isBlank($0) }) { return pending[index] }
+                if ended { return nil }
+                guard pending.count <= Self.maximumLeadingBlank else {
+                    throw failure("the manifest starts with more than \(Self.maximumLeadingBlank) bytes of white space")
+                }
+                scanned = pending.count
+            }
             let count = try chunk.withMutableBytes { buffer throws(ManifestError) in try produce(into: buffer) }
-            if count == 0 { return nil }
+            ended = count == 0
             pending += chunk[0..<count]
         }
     }
+
+    /// As many blank bytes as the XML reader allows in a row.
+    static let maximumLeadingBlank = XMLMarkupScanner.maximumBlankRun
 
     static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 

@@ -183,6 +183,27 @@ import TestSupport
         #expect(try ManifestReader.read(path: packed, sizeLimit: 200_000).entries.isEmpty)
     }
 
+    /// A gzip bomb of spaces (8 KiB packed, 8 MiB unpacked) is refused once the blank run passes the limit;
+    /// the scan for the first byte once restarted at the top with each 4 KiB: 10 s in a release build, minutes in a debug one.
+    @Test func longLeadingWhiteSpaceIsRefusedInBothEncodings() throws {
+        let directory = try TemporaryDirectory()
+        let limit = ManifestInput.maximumLeadingBlank
+        for body in ["<x/>", "{}"] {
+            let packed = try directory.write("m.gz", gzip(Data((String(repeating: " ", count: 8 << 20) + body).utf8)))
+            #expect(throws: ManifestError(manifest: packed, problem: "the manifest starts with more than \(limit) bytes of white space")) {
+                try ManifestReader.read(path: packed)
+            }
+        }
+        let blanks = "\u{FEFF}" + String(repeating: " \n\t\r", count: limit / 4 - 1)
+        let json = blanks + "{\"version\": 1, \"base\": \"http://h/\", \"files\": [{\"path\": \"a\", \"size\": 1, \"crc32\": \"00000001\"}]}"
+        let xml = blanks + "<manifest version=\"1\" base=\"http://h/\"><file path=\"a\" size=\"1\" crc32=\"00000001\"/></manifest>"
+        #expect(try readManifest(json).entries.count == 1)
+        #expect(try readManifest(xml) == readManifest(json))
+        for blankOnly in ["", " ", "\u{FEFF}", "\u{FEFF}\n\n"] {
+            #expect(manifestError(blankOnly) == "m: the manifest is empty")
+        }
+    }
+
     @Test func truncatedAndTrailingGzipAreRefused() throws {
         let directory = try TemporaryDirectory()
         let packed = gzip(Data("{\"version\": 1, \"base\": \"http://h/\", \"files\": []}".utf8))
