@@ -145,7 +145,8 @@ final class Sandbox {
 
     /// The regular files at final paths (under DEST, outside `.assetsync/`), by relative path,
     /// with their bytes; `others` lists what is neither a regular file nor a directory.
-    func finalFiles() -> (files: [String: Data], others: [String]) {
+    func finalFiles(in dest: String? = nil) -> (files: [String: Data], others: [String]) {
+        let dest = dest ?? self.dest
         var files: [String: Data] = [:]
         var others: [String] = []
         func walk(_ relative: String) {
@@ -165,8 +166,8 @@ final class Sandbox {
         return (files, others)
     }
 
-    /// The regular files at final paths, with their bytes.
-    func cached() throws -> [String: Data] { finalFiles().files }
+    /// The regular files at final paths, with their bytes: in DEST, or in another `dest` pulled from the same manifest.
+    func cached(in dest: String? = nil) throws -> [String: Data] { finalFiles(in: dest).files }
 
     /// The bytes at a final path, or nil when nothing (or no regular file) is there.
     func finalContent(_ path: String) -> Data? { finalFiles().files[path] }
