@@ -56,6 +56,8 @@ package final class Download {
     enum AttemptFailure: Equatable {
         case httpStatus(Int)
         case wrongContentRange(String)
+        /// A resume answered with the bytes of another version: the server ignores `If-Range` (Amazon S3 does).
+        case otherVersion(asked: String, answered: String)
         case unexpectedStatus(Int)
         case bodyTooLong
         case stalled(Liveness.Verdict)
@@ -240,6 +242,9 @@ package final class Download {
             guard requestedOffset > 0 || isSegment, let answered = head.range, answered.first == requestedOffset,
                   answered.last < range.upperBound, answered.total.map({ $0 == entry.size }) ?? true
             else { return .wrongContentRange(head.contentRange ?? "(none)") }
+            if !isSegment, let record, !record.sameVersion(as: head) {
+                return .otherVersion(asked: record.ifRange ?? "", answered: head.etag ?? head.lastModified ?? "")
+            }
         case 200:
             if let group {
                 return .oneStream(
@@ -321,6 +326,12 @@ package final class Download {
             try? restartFromZero()
             return transient(
                 "a resume was answered with Content-Range \(QuotedValue.serverValue(range)); restarting from zero", status: status)
+        case .otherVersion(let asked, let answered)?:
+            try? restartFromZero()
+            return transient(
+                "a resume of version \(QuotedValue.serverValue(asked)) was answered with version "
+                    + "\(QuotedValue.serverValue(answered)) (the server ignores If-Range); restarting from zero",
+                status: status)
         case .unexpectedStatus(let status)?:
             return nextURL(Failure(isLocal: false, reason: "unexpected HTTP status \(status)", httpStatus: status, url: currentURL))
         case .bodyTooLong?:
