@@ -4,7 +4,7 @@ export PATH := $(if $(wildcard /opt/swift/usr/bin),/opt/swift/usr/bin:,)$(PATH)
 
 # Every Debian package that building, testing and benchmarking need.
 DEBIAN_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libisal-dev pkg-config nginx curl gzip time util-linux python3 \
-	ca-certificates openssl strace tmux
+	ca-certificates openssl strace tmux python3-venv
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN := .build/release/assetsync
 # A target that imports another without declaring it a dependency fails the build: the layers
@@ -12,6 +12,9 @@ RELEASE_BIN := .build/release/assetsync
 LAYERS := --explicit-target-dependency-import-check error
 
 PREFIX ?= /usr/local
+# An S3-compatible server and client (moto's server mode, boto3) in a virtual environment of the build's own.
+MOTO_VENV := .build/moto
+MOTO_PACKAGES := 'moto[s3]==5.2.5' 'flask==3.1.3' 'flask-cors==6.0.5'
 
 .PHONY: all deps build debug install test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify fuzz sanitize torture soak clean
 
@@ -23,6 +26,13 @@ deps:
 	if [ -n "$$missing" ]; then \
 	    echo "Installing:" $$missing; \
 	    $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@# moto's S3 server for ObjectStorageTests, from PyPI; without it those tests are skipped, with the reason.
+	@if [ ! -x $(MOTO_VENV)/bin/moto_server ]; then \
+	    echo "Installing moto (S3 server for the object-storage tests) into $(MOTO_VENV)"; \
+	    rm -rf $(MOTO_VENV) && python3 -m venv $(MOTO_VENV) && \
+	    $(MOTO_VENV)/bin/pip install -q --disable-pip-version-check $(MOTO_PACKAGES) \
+	    || { rm -rf $(MOTO_VENV); echo "warning: moto could not be installed from PyPI: ObjectStorageTests will be skipped"; }; \
 	fi
 
 build: deps

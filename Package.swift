@@ -56,7 +56,7 @@ let package = Package(
                 "AssetSyncPull", "AssetSyncCLI", "CCurl", "CZlib", "TestSupport",
             ]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "IntegrationTests", dependencies: ["assetsync", "CZlib", "TestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["assetsync", "CZlib", "TestSupport"], exclude: ["Golden", "Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )
