@@ -56,7 +56,7 @@ package final class Download {
     enum AttemptFailure: Equatable {
         case httpStatus(Int)
         case wrongContentRange(String)
-        /// A resume answered with the bytes of another version: the server ignores `If-Range` (Amazon S3 does).
+        /// A resume answered with the bytes of another version: the server ignores `If-Range` (moto's S3 server does).
         case otherVersion(asked: String, answered: String)
         case unexpectedStatus(Int)
         case bodyTooLong

@@ -56,7 +56,7 @@ import Testing
         }
     }
 
-    @Test("a 206 of another version (a server that ignores If-Range, as S3 does) restarts from zero: bytes are never spliced")
+    @Test("a 206 of another version (a server that ignores If-Range, as moto does) restarts from zero: bytes are never spliced")
     func rangeOfAnotherVersion() {
         for validator in ["ETag: \"v2\"", "ETag: \"v1-2\""] {
             let sink = resumedSink()

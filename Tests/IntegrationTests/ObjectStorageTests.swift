@@ -87,7 +87,7 @@ struct ObjectStorageTests {
         }
     }
 
-    /// S3 ignores If-Range: a resume of a replaced object is answered 206 with the new object's bytes.
+    /// moto ignores If-Range: a resume of a replaced object is answered 206 with the new object's bytes.
     /// They are refused, never spliced after the old ones; the manifest (still naming the old bytes)
     /// then fails the file by its CRC, and nothing reaches the final path.
     @Test func aResumeOfAReplacedObjectIsNotSpliced() throws {
