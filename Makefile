@@ -16,7 +16,7 @@ PREFIX ?= /usr/local
 MOTO_VENV := .build/moto
 MOTO_PACKAGES := 'moto[s3]==5.2.5' 'flask==3.1.3' 'flask-cors==6.0.5'
 
-.PHONY: all deps build debug install test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify fuzz sanitize torture soak clean
+.PHONY: all deps build debug install test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet fuzz sanitize torture soak clean
 
 all: build
 
@@ -57,7 +57,7 @@ demo: build
 	demo/run.sh $(RELEASE_BIN)
 
 # bench-peers first: its report (docs/performance.md) is the table issue 10 asks for.
-bench: bench-peers bench-manifest bench-pull bench-noop bench-verify
+bench: bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet
 
 bench-peers: build
 	bench/peers/run.sh $(RELEASE_BIN)
@@ -73,6 +73,10 @@ bench-noop: build
 
 bench-verify: build
 	bench/verify/run.sh $(RELEASE_BIN)
+
+# Agents pulling one set at once, straight from an origin and through a site cache; see docs/fleet.md.
+bench-fleet: build
+	bench/fleet/run.sh $(RELEASE_BIN)
 
 # Every K of every tortured syscall (TortureTests), then kill -9 at 100 random moments of a large pull
 # (KillTortureTests), with ASSETSYNC_TORTURE=1: prints the number of cases and every failure. Within 20 minutes here.

@@ -75,11 +75,11 @@ package enum HelpText {
     package static let pull = CommandSpec(
         name: "pull",
         usage: "assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>] [--dry-run] [--quiet] [--json] "
-            + "[--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>] " + NetworkOptions.usage,
+            + "[--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>] [--metrics-file <path>] " + NetworkOptions.usage,
         arguments: ["<manifest>"],
         valueOptions: [
             "--dest": "<dir>", "--jobs": "<n>", "--retries": "<n>", "--limit-rate": "<rate>", "--lock-wait": "<seconds>",
-            "--splay": "<seconds>", "--max-delete": "<n>",
+            "--splay": "<seconds>", "--max-delete": "<n>", "--metrics-file": "<path>",
         ].merging(NetworkOptions.valueOptions) { own, _ in own },
         flags: ["--verify", "--delete", "--dry-run", "--quiet", "--json"] + NetworkOptions.flags,
         repeatable: NetworkOptions.repeatable,
@@ -96,7 +96,7 @@ package enum HelpText {
             USAGE: assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>]
                                   [--dry-run] [--quiet] [--json]
                                   [--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>]
-                                  [--header <header> ...] [--netrc] [--auth-host <host> ...]
+                                  [--metrics-file <path>] [--header <header> ...] [--netrc] [--auth-host <host> ...]
                                   [--cacert <file>] [--proxy <url>] [--speed-limit <rate>]
                                   [--speed-time <seconds>]
 
@@ -127,6 +127,9 @@ package enum HelpText {
                                       directory before exiting with status 4. (default: 0)
               --splay <seconds>       Wait a random time up to this long before the first
                                       request, so a fleet on one schedule spreads out. (default: 0)
+              --metrics-file <path>   When the pull ends, however it ends, replace this file with
+                                      its metrics in Prometheus's text format (for node_exporter's
+                                      textfile collector; see docs/fleet.md). Not with --dry-run.
             \(NetworkOptions.help)
               -h, --help              Show help information.
 

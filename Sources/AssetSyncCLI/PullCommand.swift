@@ -8,6 +8,23 @@ package import AssetSyncTransfer
 package enum PullCommand {
     /// - Parameter command: the command the user typed: `verify --repair` runs a pull too.
     package static func run(_ arguments: ParsedArguments, command: String = "pull", context: CommandContext) throws(ExitStatus) {
+        guard let path = arguments.value("--metrics-file"), !arguments.flags.contains("--dry-run") else {
+            return try pull(arguments, command: command, context: context, metrics: nil)
+        }
+        let metrics = MetricsFile(path: path, dest: arguments.value("--dest") ?? ".", start: MetricsFile.now())
+        var status = ExitStatus.success
+        do {
+            try pull(arguments, command: command, context: context, metrics: metrics)
+        } catch {
+            status = error
+        }
+        status = metrics.write(ending: status, console: context.console)
+        if status != .success { throw status }
+    }
+
+    private static func pull(
+        _ arguments: ParsedArguments, command: String, context: CommandContext, metrics: MetricsFile?
+    ) throws(ExitStatus) {
         let console = context.console
         let options: TransferOptions
         let waits: Waits
@@ -73,6 +90,7 @@ package enum PullCommand {
             }
             throw ExitStatus(error.kind)
         }
+        metrics?.count(outcome)
         let status = Self.status(of: outcome)
         reporter.summarize(outcome, seconds: context.clock() - started, exitCode: status.rawValue)
         // The events only accompany the work: a reader that closed stdout stopped them, not the pull.
