@@ -80,6 +80,8 @@ import TestSupport
         #expect(try offered("assetsync pull m.xml --de") == ["--delete", "--dest"])
         #expect(try offered("assetsync pull m.xml --dest ") == ["sub/"])
         #expect(try offered("assetsync manifest sub --format ") == ["json", "xml"])
+        #expect(try offered("assetsync ").count == Self.commands.count + 1)  // and help
+        #expect(try offered("assetsync help ") == Self.commands.sorted())
     }
 
     @Test func bashScriptIsValid() throws { try checkSyntax(Self.bash, "bash") }
@@ -118,7 +120,7 @@ import TestSupport
             #expect(bashOptions.contains(option), "bash: \(command) \(option)")
             #expect(zshFunction.contains("'\(option)[") || zshFunction.contains("'\(option)=[") || zshFunction.contains("'*\(option)=["),
                     "zsh: \(command) \(option)")
-            #expect(fish.contains("= \(command)' -l '\(option.dropFirst(2))'"), "fish: \(command) \(option)")
+            #expect(fish.contains("-n '__assetsync_subcommand_is \(command)' -l '\(option.dropFirst(2))'"), "fish: \(command) \(option)")
         }
     }
 

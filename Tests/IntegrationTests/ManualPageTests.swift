@@ -25,6 +25,13 @@ import TestSupport
         #expect(lint.stderr == "")
     }
 
+    @Test func theManualTakesNoArgument() throws {
+        let result = try AssetSyncBinary.run(["--generate-manual", "pull"])
+        #expect(result.status == 2)
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasPrefix("Error: Unexpected argument 'pull'\n"))
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: man), "man is not installed (make deps installs man-db)"))
     func manRendersItWithoutWarnings() throws {
         let directory = try TemporaryDirectory()
