@@ -4,7 +4,7 @@ export PATH := $(if $(wildcard /opt/swift/usr/bin),/opt/swift/usr/bin:,)$(PATH)
 
 # Every Debian package that building, testing and benchmarking need.
 DEBIAN_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libisal-dev pkg-config nginx curl gzip time util-linux python3 \
-	ca-certificates openssl strace tmux python3-venv
+	ca-certificates openssl strace tmux python3-venv groff-base man-db zsh fish
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN := .build/release/assetsync
 # A target that imports another without declaring it a dependency fails the build: the layers
@@ -15,8 +15,20 @@ PREFIX ?= /usr/local
 # An S3-compatible server and client (moto's server mode, boto3) in a virtual environment of the build's own.
 MOTO_VENV := .build/moto
 MOTO_PACKAGES := 'moto[s3]==5.2.5' 'flask==3.1.3' 'flask-cors==6.0.5'
+# What `make install` puts under $(DESTDIR)$(PREFIX): the binary; the manual page and the bash, zsh
+# and fish completions, which the binary prints from its own help and command specs; and the systemd
+# units of docs/scheduling.md, as examples to copy to /etc/systemd/system and edit (their ExecStart=
+# names the installed binary).
+UNITS := share/doc/assetsync/contrib/systemd
+INSTALLED := bin/assetsync share/man/man1/assetsync.1 share/bash-completion/completions/assetsync \
+	share/zsh/site-functions/_assetsync share/fish/vendor_completions.d/assetsync.fish \
+	$(UNITS)/assetsync-pull.service $(UNITS)/assetsync-pull.timer
+# $(call put,COMMAND,FILE): what COMMAND prints, installed as FILE (mode 0644, replaced by a rename).
+put = $(1) > $(DESTDIR)$(PREFIX)/$(2).new && chmod 0644 $(DESTDIR)$(PREFIX)/$(2).new && mv $(DESTDIR)$(PREFIX)/$(2).new $(DESTDIR)$(PREFIX)/$(2)
+# A unit as installed: ExecStart= names the binary under PREFIX.
+UNIT_FOR_PREFIX := sed 's|/usr/local/bin/assetsync|$(PREFIX)/bin/assetsync|g'
 
-.PHONY: all deps build debug install test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet fuzz sanitize torture soak clean
+.PHONY: all deps build debug install install-built uninstall test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet fuzz sanitize torture soak clean
 
 all: build
 
@@ -42,8 +54,22 @@ debug: deps
 	swift build $(LAYERS)
 
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin
+	$(MAKE) --no-print-directory install-built
+
+# `make install` of the binary already at $(RELEASE_BIN), without building it (the install test runs this).
+install-built:
+	install -d $(addprefix $(DESTDIR)$(PREFIX)/,$(sort $(dir $(INSTALLED))))
 	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/assetsync
+	$(call put,$(RELEASE_BIN) --generate-manual,share/man/man1/assetsync.1)
+	$(call put,$(RELEASE_BIN) --generate-completion-script bash,share/bash-completion/completions/assetsync)
+	$(call put,$(RELEASE_BIN) --generate-completion-script zsh,share/zsh/site-functions/_assetsync)
+	$(call put,$(RELEASE_BIN) --generate-completion-script fish,share/fish/vendor_completions.d/assetsync.fish)
+	$(call put,$(UNIT_FOR_PREFIX) contrib/systemd/assetsync-pull.service,$(UNITS)/assetsync-pull.service)
+	$(call put,$(UNIT_FOR_PREFIX) contrib/systemd/assetsync-pull.timer,$(UNITS)/assetsync-pull.timer)
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
+	-rmdir $(DESTDIR)$(PREFIX)/$(UNITS) $(DESTDIR)$(PREFIX)/share/doc/assetsync/contrib $(DESTDIR)$(PREFIX)/share/doc/assetsync
 
 # Integration tests run the release binary: hostile fixtures (gzip bombs) and
 # transfers take seconds in a debug build but a fraction of that optimised.

@@ -30,6 +30,15 @@ public enum CommandLineTool {
             return show(HelpText.main, console: console)
         case "--version":
             return show(HelpText.version, console: console)
+        case "--generate-manual":
+            guard words.count == 1 else { return usageFailure(UsageError(message: "Unexpected argument '\(words[1])'"), console: console) }
+            return show(ManualPage.render(), console: console)
+        case let word where word.hasPrefix(completionOption):
+            do {
+                return show(try completionShell(words).script(), console: console)
+            } catch {
+                return usageFailure(error, console: console)
+            }
         case "help":
             guard words.count > 1 else { return show(HelpText.main, console: console) }
             guard let spec = HelpText.commands.first(where: { $0.name == words[1] }) else {
@@ -62,6 +71,26 @@ public enum CommandLineTool {
         } catch {
             return error
         }
+    }
+
+    /// The hidden option that prints a completion script, as swift-argument-parser tools have it.
+    private static let completionOption = "--generate-completion-script"
+
+    /// The shell of `--generate-completion-script SHELL` (or `=SHELL`), alone on the command line.
+    private static func completionShell(_ words: [String]) throws(UsageError) -> CompletionShell {
+        let shells = CompletionShell.allCases.map(\.rawValue).joined(separator: ", ")
+        var values = Array(words.dropFirst())
+        if words[0].hasPrefix(completionOption + "=") {
+            values.insert(String(words[0].dropFirst(completionOption.count + 1)), at: 0)
+        } else if words[0] != completionOption {
+            throw UsageError(message: "Unknown option '\(words[0])'")
+        }
+        guard let name = values.first else { throw UsageError(message: "Missing value for '\(completionOption) <shell>' (one of \(shells))") }
+        guard values.count == 1 else { throw UsageError(message: "Unexpected argument '\(values[1])'") }
+        guard let shell = CompletionShell(rawValue: name) else {
+            throw UsageError(message: "Unknown shell \(QuotedValue.quote(name)) for '\(completionOption)': expected one of \(shells)")
+        }
+        return shell
     }
 
     /// Help or version text: exit 0 once written, 3 when standard output cannot take it.

@@ -42,6 +42,21 @@ enum AssetSyncBinary {
         _ arguments: [String], stdin: Data? = nil, directory: URL? = nil,
         environment: [String: String]? = nil, prefix: [String] = [], standardOutput: FileHandle? = nil
     ) throws -> RunningAssetSync {
+        let executable = prefix.isEmpty ? url : URL(fileURLWithPath: prefix[0])
+        let fullArguments = prefix.isEmpty ? arguments : Array(prefix.dropFirst()) + [url.path] + arguments
+        return try launch(
+            executable, fullArguments, stdin: stdin, directory: directory, environment: environment, standardOutput: standardOutput)
+    }
+
+    /// Runs another program (a shell, groff, make) to its end the same way, for tests of what
+    /// assetsync generates and installs.
+    static func runTool(_ path: String, _ arguments: [String], directory: URL? = nil, environment: [String: String]? = nil) throws -> RunResult {
+        try launch(URL(fileURLWithPath: path), arguments, stdin: nil, directory: directory, environment: environment, standardOutput: nil).wait()
+    }
+
+    private static func launch(
+        _ executable: URL, _ arguments: [String], stdin: Data?, directory: URL?, environment: [String: String]?, standardOutput: FileHandle?
+    ) throws -> RunningAssetSync {
         let scratch = try TemporaryDirectory()
         let outURL = scratch.url.appendingPathComponent("stdout")
         let errURL = scratch.url.appendingPathComponent("stderr")
@@ -49,13 +64,8 @@ enum AssetSyncBinary {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
         }
         let process = Process()
-        if prefix.isEmpty {
-            process.executableURL = url
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: prefix[0])
-            process.arguments = Array(prefix.dropFirst()) + [url.path] + arguments
-        }
+        process.executableURL = executable
+        process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         process.environment = environment ?? ProcessInfo.processInfo.environment
         let out = try FileHandle(forWritingTo: outURL)
