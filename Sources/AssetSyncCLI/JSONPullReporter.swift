@@ -61,6 +61,9 @@ package final class JSONPullReporter: PullEvents {
             line.add("action", result.action == .new ? "new" : "updated")
             line.add("bytes_transferred", result.transferred)
             line.add("attempts", result.attempts)
+            line.add("url", result.source?.url)
+            line.add("mirror", result.source?.origin)
+            line.add("primary", !result.isFromMirror)
             write(line.line)
         case .failed(let failure):
             var line = JSONLine(type: "failed")

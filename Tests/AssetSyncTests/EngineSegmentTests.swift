@@ -43,7 +43,7 @@ import Testing
         options.segmentThreshold = 4
         options.segments = 4
         let requests = files.map {
-            TransferEngine.Request(entry: ManifestEntry(path: $0.path, size: Int64($0.size), crc32: 0), action: .new, urls: ["http://h.invalid/" + $0.path])
+            TransferEngine.Request(entry: ManifestEntry(path: $0.path, size: Int64($0.size), crc32: 0), action: .new, sources: [DownloadSource(url: "http://h.invalid/" + $0.path)])
         }
         return TransferEngine(
             requests: requests, options: options, delegate: delegate, wakeFD: -1,
