@@ -80,11 +80,15 @@ final class SegmentedFile {
     /// Whether the lead's response has yet to say that segments may follow.
     var awaitingLead: Bool { record == nil }
 
+    /// A segment of `range`, asking the lead's source: the marks may have changed since the lead
+    /// started, and the segments of one file must come from one server.
     private func make(_ range: Range<Int64>, done: Int64) throws(SystemError) -> Download {
         let sink = try file.segment(range, done: done)
-        return Download(
+        let segment = Download(
             entry: request.entry, action: request.action, sources: request.sources, health: health, sink: sink, options: options,
             clock: clock, segment: (self, range))
+        if let lead = members.first { segment.continueSources(of: lead) }
+        return segment
     }
 
     /// The lead's first response allows segments and names the version in `record`: the other
