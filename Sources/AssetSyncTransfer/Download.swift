@@ -377,10 +377,9 @@ package final class Download {
     }
 
     /// The whole body is here: proven by size and CRC, it goes to the engine's delegate to be
-    /// committed; otherwise the bytes are discarded and fetched once more from zero.
-    /// A mismatch moves on to the next source when there is one (marking this one bad when every
-    /// byte came from it); with none left, the same source is asked once more from zero, past any
-    /// cache, and a second mismatch fails the file.
+    /// committed; otherwise the bytes are discarded and fetched from zero from the next source
+    /// (marking this one bad when every byte came from it), or, with none left, once more from the
+    /// same one, past any cache; a mismatch after that fails the file.
     private func verify() -> Next {
         if let group { return group.segmentComplete() }
         guard let reason = sink.mismatch() else { return .proven }
@@ -477,7 +476,6 @@ package final class Download {
     /// why those not asked were skipped.
     private func failed(_ failure: Failure) -> Next {
         var failure = failure
-        seen[urlIndex] = seen[urlIndex] ?? failure.reason
         if sources.count > 1 {
             failure.sources = sources.indices.map { index in
                 let reason = seen[index]
