@@ -74,6 +74,7 @@ package final class JSONPullReporter: PullEvents {
             line.add("url", failure.url)
             line.add("attempts", result.attempts)
             line.add("local", failure.isLocal)
+            line.add("sources", objects: failure.sources.map { [("url", $0.url), ("reason", $0.reason)] })
             write(line.line)
         case .current, .interrupted:
             break

@@ -67,6 +67,12 @@ import Testing
         #expect(manifest.sources(of: manifest.entries[0]).map(\.url) == ["http://h/a/b/f.bin", "http://m/x/f.bin"])
     }
 
+    @Test("the flag that remembers a relative url sits beside the CRC: an entry is no larger for it")
+    func entryLayout() {
+        // path, size, crc32 and the flag in one word, url, mirrors: a million entries cost no more than before.
+        #expect(MemoryLayout<ManifestEntry>.stride == 56)
+    }
+
     @Test("an origin is scheme, host and port, lowercased, with the scheme's default port")
     func origins() {
         #expect(URLRules.origin(of: "HTTP://Example.COM/a") == "http://example.com:80")

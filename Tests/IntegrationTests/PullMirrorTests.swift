@@ -130,7 +130,7 @@ import TestSupport
         let sandbox = try Self.sandbox(["a.bin"], base: down, mirrors: [missing.baseURL, corrupt.baseURL])
         defer { sandbox.checkInvariants() }
 
-        let result = try sandbox.pull(["--retries", "1"])
+        let result = try sandbox.pull(["--retries", "1", "--json"])
 
         #expect(result.status == 1, "\(result.stderr)")
         let lines = result.stderrLines
@@ -142,6 +142,10 @@ import TestSupport
         #expect(lines[failed + 3].hasPrefix("         \(corrupt.url("a.bin")): CRC-32 is "))
         #expect(lines[failed + 3].hasSuffix(" after a fresh download"))
         #expect(lines.contains("  a.bin: no source could serve it:"))  // the summary's list repeats them
+        // The JSON event lists the same sources, each with the words of its line.
+        let event = try #require(try Self.events(result, "failed").first)
+        let listed = try #require(event["sources"] as? [[String: String]])
+        #expect(listed.map { "         \($0["url"] ?? ""): \($0["reason"] ?? "")" } == Array(lines[(failed + 1)...(failed + 3)]))
         #expect(sandbox.finalContent("a.bin") == nil)
     }
 }
