@@ -61,6 +61,9 @@ package final class JSONPullReporter: PullEvents {
             line.add("action", result.action == .new ? "new" : "updated")
             line.add("bytes_transferred", result.transferred)
             line.add("attempts", result.attempts)
+            line.add("url", result.source?.url)
+            line.add("mirror", result.source?.origin)
+            line.add("primary", !result.isFromMirror)
             write(line.line)
         case .failed(let failure):
             var line = JSONLine(type: "failed")
@@ -71,6 +74,7 @@ package final class JSONPullReporter: PullEvents {
             line.add("url", failure.url)
             line.add("attempts", result.attempts)
             line.add("local", failure.isLocal)
+            line.add("sources", objects: failure.sources.map { [("url", $0.url), ("reason", $0.reason)] })
             write(line.line)
         case .current, .interrupted:
             break

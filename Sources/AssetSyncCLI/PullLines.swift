@@ -20,9 +20,10 @@ package enum PullLines {
         switch result.outcome {
         case .committed:
             let verb = result.action == .new ? "new     " : "updated "
-            return ("\(verb) \(QuotedValue.displayPath(result.path)) (\(ByteCount.human(result.size)))\n", false)
+            let mirror = result.isFromMirror ? result.source.map { " from mirror \(QuotedValue.escapingControls($0.url))" } ?? "" : ""
+            return ("\(verb) \(QuotedValue.displayPath(result.path)) (\(ByteCount.human(result.size)))\(mirror)\n", false)
         case .failed(let failure):
-            return ("failed   \(QuotedValue.displayPath(result.path)): \(describe(failure))\n", true)
+            return ("failed   \(QuotedValue.displayPath(result.path)): \(describe(failure, indent: "         "))\n", true)
         case .current, .interrupted:
             return nil
         }
@@ -56,7 +57,9 @@ package enum PullLines {
         }
         if !totals.failures.isEmpty || !outcome.deletion.failures.isEmpty {
             text += "Failed:\n"
-            for (path, failure) in totals.failures { text += "  \(QuotedValue.displayPath(path)): \(describe(failure))\n" }
+            for (path, failure) in totals.failures {
+                text += "  \(QuotedValue.displayPath(path)): \(describe(failure, indent: "    "))\n"
+            }
             for (path, error) in outcome.deletion.failures { text += "  \(QuotedValue.displayPath(path)): cannot delete: \(error)\n" }
         }
         if let refusal = refusedEverywhere(totals) { text += refusal }
@@ -72,8 +75,17 @@ package enum PullLines {
             + "(permissions, a private directory) and that the credentials it needs are given (--header, --netrc).\n"
     }
 
-    package static func describe(_ failure: Failure) -> String {
-        QuotedValue.escapingControls(failure.messageWithRemedy + (failure.url.map { " (\($0))" } ?? ""))
+    /// The failure's message, its remedy and its URL; after more than one source, a line per source
+    /// (what it answered, or why it was not asked), each after `indent`.
+    package static func describe(_ failure: Failure, indent: String) -> String {
+        guard !failure.sources.isEmpty else {
+            return QuotedValue.escapingControls(failure.messageWithRemedy + (failure.url.map { " (\($0))" } ?? ""))
+        }
+        var text = "no source could serve it" + (failure.remedy?.words ?? "") + ":"
+        for source in failure.sources {
+            text += "\n\(indent)\(QuotedValue.escapingControls(source.url)): \(QuotedValue.escapingControls(source.reason))"
+        }
+        return text
     }
 }
 

@@ -24,6 +24,23 @@ public struct JSONLine {
         text += value ? "true" : "false"
     }
 
+    /// An array of objects whose values are strings, each object's keys in the order given.
+    public mutating func add(_ key: String, objects: [[(key: String, value: String)]]) {
+        appendKey(key)
+        text += "["
+        for (index, object) in objects.enumerated() {
+            text += index == 0 ? "{" : ",{"
+            for (field, (name, value)) in object.enumerated() {
+                if field > 0 { text += "," }
+                Self.appendQuoted(name, to: &text)
+                text += ":"
+                Self.appendQuoted(value, to: &text)
+            }
+            text += "}"
+        }
+        text += "]"
+    }
+
     /// The finished object and its newline.
     public var line: String { text + "}\n" }
 

@@ -20,13 +20,15 @@ package struct JSONManifestReader {
             throw text.failure(RuleViolation("the manifest must be a JSON object, not \(try text.kindOfValue())"))
         }
         var sawFiles = false
-        try readObject(allowed: ["version", "base", "files"], entry: nil) { reader, key, _ throws(ManifestError) in
+        try readObject(allowed: ["version", "base", "mirrors", "files"], entry: nil) { reader, key, _ throws(ManifestError) in
             let position = reader.text.position
             switch key {
             case "version":
                 try reader.builder.setVersion(try reader.text.readNumber(field: "version", entry: nil), at: position)
             case "base":
                 try reader.builder.setBase(try reader.text.readString(field: "base", entry: nil, maximumBytes: URLRules.maximumBytes), at: position)
+            case "mirrors":
+                try reader.readManifestMirrors()
             default:
                 sawFiles = true
                 try reader.readArray(field: "files", entry: nil) { reader throws(ManifestError) in
@@ -144,6 +146,18 @@ package struct JSONManifestReader {
         }
         mirrors = found
         allAbsolute = allAbsolute && absolute
+    }
+
+    /// Reads the top-level `"mirrors"`: an array of mirror bases, each checked as `base` is.
+    private mutating func readManifestMirrors() throws(ManifestError) {
+        var count = 0
+        try readArray(field: "mirrors", entry: nil) { reader throws(ManifestError) in
+            let at = reader.text.position
+            let field = "mirrors[\(count)]"
+            let base = try reader.text.readString(field: field, entry: nil, maximumBytes: URLRules.maximumBytes)
+            try reader.builder.addMirror(base, field: field, at: at)
+            count += 1
+        }
     }
 
     /// Reads `"key":` for one of `keys`, refusing an unknown or repeated one; returns its index.

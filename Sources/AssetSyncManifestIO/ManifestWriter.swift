@@ -11,6 +11,7 @@ public enum ManifestWriter {
         case .xml:
             out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             out += "<manifest version=\"\(manifest.version)\"" + (manifest.base.map { " base=\"\(xmlEscaped($0))\"" } ?? "") + ">\n"
+            for mirror in manifest.mirrors { out += "  <mirror base=\"\(xmlEscaped(mirror))\"/>\n" }
             for entry in manifest.entries {
                 out += "  <file path=\"\(xmlEscaped(entry.path))\" size=\"\(entry.size)\" crc32=\"\(CRC32Text.hex(entry.crc32))\"/>\n"
             }
@@ -21,6 +22,14 @@ public enum ManifestWriter {
                 out += " \"base\": "
                 JSONLine.appendQuoted(base, to: &out)
                 out += ","
+            }
+            if !manifest.mirrors.isEmpty {
+                out += " \"mirrors\": ["
+                for (index, mirror) in manifest.mirrors.enumerated() {
+                    if index > 0 { out += ", " }
+                    JSONLine.appendQuoted(mirror, to: &out)
+                }
+                out += "],"
             }
             out += " \"files\": ["
             for (index, entry) in manifest.entries.enumerated() {

@@ -1,14 +1,16 @@
 package import AssetSyncModel
 
-/// Walks the nodes of an XML manifest, enforcing its structure
-/// (`<manifest>` holding `<file>`s holding `<mirror>`s) and feeding each
-/// complete `<file>` to the builder.
+/// Walks the nodes of an XML manifest, enforcing its structure (`<manifest>` holding its
+/// `<mirror base>`s, then `<file>`s holding their `<mirror url>`s) and feeding each complete
+/// `<file>` to the builder.
 package struct XMLManifestWalker {
     private let stream: XMLNodeStream
     private let manifestName: String
     private var builder: ManifestBuilder
     private var batch = XMLNodeBatch(capacity: XMLNodeStream.batchNodes)
     private var sawRoot = false
+    /// A `<file>` came: a manifest-level `<mirror base>` may no longer follow.
+    private var sawFile = false
     private var file: PendingFile?
     private var elementPosition = SourcePosition(line: 1, column: 1)
 
@@ -71,22 +73,27 @@ package struct XMLManifestWalker {
             sawRoot = true
             try readManifestAttributes(node)
         case 1 where isName(node, "file"):
+            sawFile = true
             try startFile(node)
-        case 2 where isName(node, "mirror"):
+        case 1 where isName(node, "mirror"):
+            try readManifestMirror(node)
+        case 2 where isName(node, "mirror") && file != nil:
             try readMirror(node)
         default:
             let name = node.text.map { batch.string($0) } ?? "?"
-            let parent = ["", "<manifest>", "<file>", "<mirror>"][min(Int(depth), 3)]
-            let expected = ["<manifest>", "<file>", "<mirror>", "nothing"][min(Int(depth), 3)]
+            let inFile = depth == 2 && file != nil
+            let parent = ["", "<manifest>", inFile ? "<file>" : "<mirror>", "<mirror>"][min(Int(depth), 3)]
+            let expected = ["<manifest>", "<file> or <mirror>", inFile ? "<mirror>" : "nothing", "nothing"][min(Int(depth), 3)]
             let place = parent.isEmpty ? "as the root element" : "in \(parent)"
             throw failure(
-                RuleViolation("unknown element <\(name)> \(place) (expected \(expected))"), entry: depth >= 2)
+                RuleViolation("unknown element <\(name)> \(place) (expected \(expected))"), entry: depth >= 2 && file != nil)
         }
     }
 
     private static let manifestAttributes: [StaticString] = ["version", "base"]
     private static let fileAttributes: [StaticString] = ["path", "size", "crc32", "url"]
     private static let mirrorAttributes: [StaticString] = ["url"]
+    private static let manifestMirrorAttributes: [StaticString] = ["base"]
 
     private mutating func readManifestAttributes(_ node: XMLNodeBatch.Node) throws(ManifestError) {
         let values = try attributes(of: node, named: "manifest", allowed: Self.manifestAttributes)
@@ -95,6 +102,19 @@ package struct XMLManifestWalker {
         }
         try builder.setVersion(version, at: elementPosition)
         if let base = values[1].map({ batch.string($0) }) { try builder.setBase(base, at: elementPosition) }
+    }
+
+    /// Reads a `<mirror base>` under `<manifest>`. They come before the first `<file>`, so that a
+    /// reader of the manifest sees every place its files are served from at the top.
+    private mutating func readManifestMirror(_ node: XMLNodeBatch.Node) throws(ManifestError) {
+        guard !sawFile else {
+            throw failure(RuleViolation("<mirror base> must come before the first <file> (a mirror of one file goes inside it)"))
+        }
+        let values = try attributes(of: node, named: "mirror", allowed: Self.manifestMirrorAttributes, entry: false)
+        guard let base = values[0].map({ batch.string($0) }) else {
+            throw failure(RuleViolation("<mirror> under <manifest> is missing its base attribute"))
+        }
+        try builder.addMirror(base, field: "mirror base", at: elementPosition)
     }
 
     /// Reads a `<file>`'s attributes; an empty element is complete at once, any other waits for its `<mirror>`s.
@@ -135,7 +155,7 @@ package struct XMLManifestWalker {
     }
 
     private mutating func readMirror(_ node: XMLNodeBatch.Node) throws(ManifestError) {
-        let values = try attributes(of: node, named: "mirror", allowed: Self.mirrorAttributes)
+        let values = try attributes(of: node, named: "mirror", allowed: Self.mirrorAttributes, entry: true)
         guard let url = values[0].map({ batch.string($0) }) else { throw failure(RuleViolation("<mirror> is missing its url attribute"), entry: true) }
         do {
             let checked = try URLRules.check(url, field: "mirror url")
@@ -187,7 +207,7 @@ package struct XMLManifestWalker {
     /// Where the value of each of `node`'s attributes lies, by its index in `allowed` (at most
     /// four names); refuses the first attribute not allowed, naming it on `<element>`.
     private func attributes(
-        of node: XMLNodeBatch.Node, named element: String, allowed: [StaticString]
+        of node: XMLNodeBatch.Node, named element: String, allowed: [StaticString], entry: Bool? = nil
     ) throws(ManifestError) -> AttributeValues {
         var values = AttributeValues()
         for attribute in node.attributes {
@@ -204,7 +224,7 @@ package struct XMLManifestWalker {
                 let names = allowed.map { "\($0)" }.joined(separator: ", ")
                 throw failure(
                     RuleViolation("unknown attribute \(text) on <\(element)> (allowed: \(names))"),
-                    entry: element != "manifest")
+                    entry: entry ?? (element != "manifest"))
             }
             values[index] = batch.attributes[attribute].value
         }

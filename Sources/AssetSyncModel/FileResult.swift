@@ -19,14 +19,23 @@ public struct FileResult: Sendable, Equatable {
     /// Body bytes this run received for the file, over every attempt and whatever the outcome:
     /// what went over the wire, discarded copies included.
     public var transferred: Int64
+    /// Where a committed file's bytes came from; nil for a file that was not downloaded.
+    public var source: DownloadSource?
+    /// Whether `source` is not the file's primary URL: one of its mirrors, or a manifest mirror base.
+    public var isFromMirror: Bool
 
-    public init(path: String, size: Int64, action: SyncPlan.Action, outcome: Outcome, attempts: Int = 0, transferred: Int64 = 0) {
+    public init(
+        path: String, size: Int64, action: SyncPlan.Action, outcome: Outcome, attempts: Int = 0, transferred: Int64 = 0,
+        source: DownloadSource? = nil, isFromMirror: Bool = false
+    ) {
         self.path = path
         self.size = size
         self.action = action
         self.outcome = outcome
         self.attempts = attempts
         self.transferred = transferred
+        self.source = source
+        self.isFromMirror = isFromMirror
     }
 }
 
@@ -39,13 +48,20 @@ public struct Failure: AssetSyncError, Sendable, Equatable {
     public var url: String?
     /// What else can be done about it, for the command line to word.
     public var remedy: Remedy?
+    /// Each source of the file and what it answered, in the order tried, when there was more
+    /// than one; empty for a file with one source (`reason` and `url` say it all).
+    public var sources: [SourceFailure]
 
-    public init(isLocal: Bool, reason: String, httpStatus: Int? = nil, url: String? = nil, remedy: Remedy? = nil) {
+    public init(
+        isLocal: Bool, reason: String, httpStatus: Int? = nil, url: String? = nil, remedy: Remedy? = nil,
+        sources: [SourceFailure] = []
+    ) {
         self.isLocal = isLocal
         self.reason = reason
         self.httpStatus = httpStatus
         self.url = url
         self.remedy = remedy
+        self.sources = sources
     }
 
     public var kind: ErrorKind { isLocal ? .localIO : .remote }

@@ -9,18 +9,40 @@ public struct Manifest: Equatable, Sendable {
     public var version: Int
     /// The URL that entries without their own `url` are fetched under, ending in "/".
     public var base: String?
+    /// Alternatives to `base`, each ending in "/": every entry whose URL is relative to `base` is
+    /// also served at each of them + the same relative part.
+    public var mirrors: [String]
     public var entries: [ManifestEntry]
 
-    public init(version: Int = Manifest.supportedVersion, base: String?, entries: [ManifestEntry]) {
+    public init(version: Int = Manifest.supportedVersion, base: String?, mirrors: [String] = [], entries: [ManifestEntry]) {
         self.version = version
         self.base = base
+        self.mirrors = mirrors
         self.entries = entries
     }
 
-    /// The URLs to try for `entry`, in order: its own (or `base` + its path), then its mirrors.
-    public func sources(of entry: ManifestEntry) -> [String] {
-        let primary = entry.url ?? (base ?? "") + URLRules.percentEncodedPath(entry.path)
-        return [primary] + entry.mirrors
+    /// The sources to try for `entry`, in order: its own URL (or `base` + its percent-encoded path),
+    /// then its own mirrors, then, when its URL is relative to `base`, each manifest mirror base +
+    /// the same relative part. A URL relative to a base counts under that base; any other, under
+    /// its scheme, host and port.
+    public func sources(of entry: ManifestEntry) -> [DownloadSource] {
+        var sources: [DownloadSource] = []
+        sources.reserveCapacity(1 + entry.mirrors.count + mirrors.count)
+        var relative: Substring?
+        if let url = entry.url {
+            let underBase = entry.urlIsRelative ? base.flatMap { URLRules.relativePart(of: url, under: $0) } : nil
+            sources.append(underBase == nil ? DownloadSource(url: url) : DownloadSource(url: url, origin: base!))
+            relative = underBase
+        } else {
+            let path = URLRules.percentEncodedPath(entry.path)
+            sources.append(DownloadSource(url: (base ?? "") + path, origin: base ?? ""))
+            relative = Substring(path)
+        }
+        sources += entry.mirrors.map { DownloadSource(url: $0) }
+        if let relative {
+            sources += mirrors.map { DownloadSource(url: $0 + relative, origin: $0) }
+        }
+        return sources
     }
 
     /// The sum of every entry's size.
@@ -33,15 +55,19 @@ public struct ManifestEntry: Equatable, Sendable {
     public var path: String
     public var size: Int64
     public var crc32: UInt32
+    /// Whether `url` was written relative to the manifest's base (it holds it resolved): when it
+    /// lies under `base`, the manifest's mirror bases serve it too. Beside `crc32`, it takes no room.
+    public var urlIsRelative: Bool
     /// An absolute http(s) URL, or nil to use the manifest's base plus the path.
     public var url: String?
     /// Absolute http(s) URLs tried in order after the primary one fails.
     public var mirrors: [String]
 
-    public init(path: String, size: Int64, crc32: UInt32, url: String? = nil, mirrors: [String] = []) {
+    public init(path: String, size: Int64, crc32: UInt32, url: String? = nil, urlIsRelative: Bool = false, mirrors: [String] = []) {
         self.path = path
         self.size = size
         self.crc32 = crc32
+        self.urlIsRelative = urlIsRelative
         self.url = url
         self.mirrors = mirrors
     }

@@ -11,6 +11,9 @@ package struct ManifestBuilder {
     package private(set) var base: String?
     /// `base` taken apart, for resolving relative URLs against it.
     private var baseParts: URLRules.Parts?
+    /// The manifest-level mirror bases, in order, and where each stands.
+    private var mirrors: [String] = []
+    private var mirrorPositions: [SourcePosition] = []
     private var entries: [ManifestEntry] = []
     private var positions: [SourcePosition] = []
     private var paths = PathIndex()
@@ -57,16 +60,42 @@ package struct ManifestBuilder {
 
     package mutating func setBase(_ text: String, at position: SourcePosition) throws(ManifestError) {
         do throws(RuleViolation) {
-            let parts = try URLRules.parse(text, field: "base")
-            guard parts.rest.isEmpty, parts.path.hasSuffix("/"), text.hasSuffix("/") else {
-                throw RuleViolation(
-                    "base must end with \"/\" (entries are fetched at base + path)", value: QuotedValue.quote(text))
-            }
-            base = text
-            baseParts = parts
+            baseParts = try Self.checkedBase(text, field: "base")
         } catch {
             throw self.error(error, at: position)
         }
+        try checkNotListedTwice(text, field: "base", at: position)
+        base = text
+    }
+
+    /// Adds a manifest-level mirror base: checked as `base` is, and not listed twice.
+    package mutating func addMirror(_ text: String, field: String, at position: SourcePosition) throws(ManifestError) {
+        do throws(RuleViolation) {
+            _ = try Self.checkedBase(text, field: field)
+        } catch {
+            throw self.error(error, at: position)
+        }
+        try checkNotListedTwice(text, field: field, at: position)
+        mirrors.append(text)
+        mirrorPositions.append(position)
+    }
+
+    /// A base or mirror base taken apart: an absolute http(s) URL ending in "/", with no query or fragment.
+    private static func checkedBase(_ text: String, field: String) throws(RuleViolation) -> URLRules.Parts {
+        let parts = try URLRules.parse(text, field: field)
+        guard parts.rest.isEmpty, parts.path.hasSuffix("/"), text.hasSuffix("/") else {
+            throw RuleViolation(
+                "\(field) must end with \"/\" (entries are fetched at \(field) + path)", value: QuotedValue.quote(text))
+        }
+        return parts
+    }
+
+    /// The base and the mirror bases are distinct: the same one twice would only be asked twice.
+    private func checkNotListedTwice(_ text: String, field: String, at position: SourcePosition) throws(ManifestError) {
+        guard text == base || mirrors.contains(text) else { return }
+        throw error(
+            RuleViolation("\(field) is listed twice (as the base or an earlier mirror)", value: QuotedValue.quote(text)),
+            at: position)
     }
 
     /// Adds an entry whose fields have each passed their rule; URLs may still be relative.
@@ -82,9 +111,12 @@ package struct ManifestBuilder {
         guard let version else {
             throw ManifestError(manifest: manifestName, problem: "the manifest has no version (expected \(Manifest.supportedVersion))")
         }
+        if base == nil, let position = mirrorPositions.first {
+            throw error(RuleViolation("mirror bases need a base: they are alternatives to it"), at: position)
+        }
         try resolveURLs()
         try checkPathsAreUnique()
-        return Manifest(version: version, base: base, entries: entries)
+        return Manifest(version: version, base: base, mirrors: mirrors, entries: entries)
     }
 
     /// Resolves relative URLs against `base`, in entry order. With a base, only the entries
@@ -107,6 +139,7 @@ package struct ManifestBuilder {
     private mutating func resolveURLs(ofEntry index: Int) throws(ManifestError) {
         if let url = entries[index].url, !URLRules.hasScheme(url) {
             entries[index].url = try resolved(url, field: "url", entry: index)
+            entries[index].urlIsRelative = true
         }
         for mirror in entries[index].mirrors.indices where !URLRules.hasScheme(entries[index].mirrors[mirror]) {
             entries[index].mirrors[mirror] = try resolved(entries[index].mirrors[mirror], field: "mirror url", entry: index)

@@ -73,6 +73,23 @@ public enum URLRules {
         return resolved.text
     }
 
+    /// The scheme, host and port of an absolute URL, lowercased, with the scheme's default port
+    /// when none is given: `https://cdn.example.com:443`. A URL that does not parse is its own origin.
+    public static func origin(of url: String) -> String {
+        guard let parts = try? parse(url, field: "url") else { return url }
+        let authority = parts.authority.lowercased()
+        let hasPort = authority.last != "]" && authority.contains(":")
+        return parts.scheme + "://" + authority + (hasPort ? "" : parts.scheme == "https" ? ":443" : ":80")
+    }
+
+    /// What follows `base` in `url`, a URL resolved against it: nil when the URL does not lie under
+    /// `base` (a reference such as `../x` or `/x` left its directory). `base` is compared as
+    /// resolution spells it (scheme in lowercase, dot segments removed).
+    package static func relativePart(of url: String, under base: String) -> Substring? {
+        guard let prefix = try? resolve("", against: base, field: "base"), url.utf8.starts(with: prefix.utf8) else { return nil }
+        return Substring(url.utf8.dropFirst(prefix.utf8.count))
+    }
+
     /// The path with every byte outside RFC 3986's unreserved set (and "/") percent-encoded.
     public static func percentEncodedPath(_ path: String) -> String {
         func isSafe(_ byte: UInt8) -> Bool {

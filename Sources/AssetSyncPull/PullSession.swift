@@ -124,7 +124,7 @@ public struct PullSession {
                         empties.append((entries[index], action, index))
                     } else {
                         let entry = entries[index]
-                        requests.append(TransferEngine.Request(entry: entry, action: action, urls: manifest.sources(of: entry)))
+                        requests.append(TransferEngine.Request(entry: entry, action: action, sources: manifest.sources(of: entry)))
                     }
                 }
             }

@@ -5,18 +5,31 @@ import CCurlShim
 import Glibc
 
 /// One file's download, or one segment of a file fetched in segments (`SegmentedFile`): its sink,
-/// its easy handle, the URLs to try, and the state of the current attempt. The easy handle's
+/// its easy handle, the sources to try, and the state of the current attempt. The easy handle's
 /// callbacks reach this owner through their user data. Lives on the transfer thread only.
+///
+/// Sources go in the manifest's order, skipping those the run's `SourceHealth` marked bad; a file
+/// whose every source is marked bad tries them all anyway, in order: a mark is what other files
+/// saw, and a file failed without a single request would be a guess.
 package final class Download {
     package let entry: ManifestEntry
     let action: SyncPlan.Action
-    let urls: [String]
+    let sources: [DownloadSource]
     package let sink: any DownloadSink
     let easy = CurlEasy()
     private let options: TransferOptions
     private let clock: () -> Double
+    /// The run's table of bad sources.
+    let health: SourceHealth
+    /// Every source of this file was marked bad when it started: it asks them all anyway.
+    private var ignoresMarks: Bool
 
     private(set) var urlIndex = 0
+    /// What each source tried answered, by its index in `sources`, for the file's failure.
+    private var seen: [Int: String] = [:]
+    /// The source every byte in the sink came from in this run; nil when the bytes came from an
+    /// earlier run or from more than one source, so that a mismatch can blame none of them.
+    private(set) var bytesSource: Int?
     /// The current URL, after the redirects followed from the mirror being tried.
     private var route: RequestRoute
     var currentURL: String { route.url }
@@ -60,6 +73,8 @@ package final class Download {
         case otherVersion(asked: String, answered: String)
         case unexpectedStatus(Int)
         case bodyTooLong
+        /// A 200 whose Content-Length is not the manifest's size.
+        case wrongLength(Int64)
         case stalled(Liveness.Verdict)
         case local(SystemError)
         /// A segment's response that makes its file one stream: the server ignores `Range`, or the
@@ -102,19 +117,22 @@ package final class Download {
     ///   - clock: monotonic seconds, for stall checks.
     ///   - segment: the file and the range this download fetches when it is one of its segments.
     init(
-        entry: ManifestEntry, action: SyncPlan.Action, urls: [String], sink: any DownloadSink, options: TransferOptions,
-        clock: @escaping () -> Double, segment: (file: SegmentedFile, range: Range<Int64>)? = nil
+        entry: ManifestEntry, action: SyncPlan.Action, sources: [DownloadSource], health: SourceHealth, sink: any DownloadSink,
+        options: TransferOptions, clock: @escaping () -> Double, segment: (file: SegmentedFile, range: Range<Int64>)? = nil
     ) {
         self.clock = clock
         self.entry = entry
         self.action = action
-        self.urls = urls
+        self.sources = sources
+        self.health = health
+        ignoresMarks = sources.allSatisfy(health.isBad)
+        urlIndex = ignoresMarks ? 0 : sources.firstIndex { !health.isBad($0) } ?? 0
         self.sink = sink
         range = segment?.range ?? 0..<entry.size
         group = segment?.file
         record = segment.map(\.file.record) ?? sink.resumeFields.flatMap(ResumeRecord.init(fields:))
         self.options = options
-        route = RequestRoute(urls[0], scope: options.credentialScope)
+        route = RequestRoute(sources[urlIndex].url, scope: options.credentialScope)
         liveness = Liveness(silence: options.stallTimeout, minimumRate: options.speedLimit, window: options.speedTime, now: 0)
         configureHandle()
     }
@@ -250,6 +268,7 @@ package final class Download {
                 return .oneStream(
                     group.awaitingLead ? "the server ignores Range" : "the file changed on the server between its segments")
             }
+            if let length = head.contentLength, length != entry.size { return .wrongLength(length) }
             if sink.offset > 0 {
                 let kept = sink.offset
                 do { try restartFromZero() } catch { return .local(error) }
@@ -259,6 +278,11 @@ package final class Download {
             return .httpStatus(head.status)
         default:
             return .unexpectedStatus(head.status)
+        }
+        if sink.offset == range.lowerBound {
+            bytesSource = urlIndex
+        } else if bytesSource != urlIndex {
+            bytesSource = nil
         }
         if let group { return acceptSegment(of: group) }
         // A 206 without validators continues the version the record already names.
@@ -321,7 +345,7 @@ package final class Download {
             if RetryPolicy.isTransient(status: status) {
                 return transient("HTTP \(status)", status: status, retryAfter: head.retryAfterSeconds)
             }
-            return nextURL(Failure(isLocal: false, reason: "HTTP \(status)", httpStatus: status, url: currentURL))
+            return nextURL(Failure(isLocal: false, reason: "HTTP \(status)", httpStatus: status, url: currentURL), marksSource: false)
         case .wrongContentRange(let range)?:
             try? restartFromZero()
             return transient(
@@ -333,11 +357,16 @@ package final class Download {
                     + "\(QuotedValue.serverValue(answered)) (the server ignores If-Range); restarting from zero",
                 status: status)
         case .unexpectedStatus(let status)?:
-            return nextURL(Failure(isLocal: false, reason: "unexpected HTTP status \(status)", httpStatus: status, url: currentURL))
+            return nextURL(
+                Failure(isLocal: false, reason: "unexpected HTTP status \(status)", httpStatus: status, url: currentURL), marksSource: false)
         case .bodyTooLong?:
             return nextURL(Failure(
                 isLocal: false, reason: "the server sent more than the manifest's \(entry.size) bytes", httpStatus: status,
-                url: currentURL))
+                url: currentURL), marksSource: true)
+        case .wrongLength(let length)?:
+            return nextURL(Failure(
+                isLocal: false, reason: "the server announced \(length) bytes, not the manifest's \(entry.size)", httpStatus: status,
+                url: currentURL), marksSource: true)
         case .stalled(let verdict)?:
             return transient(liveness.describe(verdict), status: status == 0 ? nil : status)
         case .local?, .oneStream?, nil:
@@ -349,27 +378,45 @@ package final class Download {
         case CURLE_FILESIZE_EXCEEDED:
             return nextURL(Failure(
                 isLocal: false, reason: "the server announced more than the manifest's \(entry.size) bytes",
-                httpStatus: status, url: currentURL))
+                httpStatus: status, url: currentURL), marksSource: true)
         case _ where RetryPolicy.isFinal(code):
-            return nextURL(Failure(isLocal: false, reason: detail, httpStatus: status == 0 ? nil : status, url: currentURL))
+            return nextURL(
+                Failure(isLocal: false, reason: detail, httpStatus: status == 0 ? nil : status, url: currentURL), marksSource: true)
         default:
             return transient(detail, status: status == 0 ? nil : status)
         }
     }
 
     /// The whole body is here: proven by size and CRC, it goes to the engine's delegate to be
-    /// committed; otherwise the bytes are discarded and fetched once more from zero.
+    /// committed; otherwise the bytes are discarded and fetched from zero from the next source
+    /// (marking this one bad when every byte came from it), or, with none left, once more from the
+    /// same one, past any cache; a mismatch after that fails the file.
     private func verify() -> Next {
         if let group { return group.segmentComplete() }
         guard let reason = sink.mismatch() else { return .proven }
         crcRestarts += 1
+        if rejectBytes(reason: reason, fromThisSourceOnly: bytesSource == urlIndex) {
+            do { try restartFromZero() } catch { return stop(error) }
+            return .retry(after: 0, reason: "\(reason); downloading again from zero from mirror \(urlIndex)")
+        }
         guard crcRestarts <= 1 else {
             sink.discard()
             record = nil
-            return .done(result(.failed(Failure(isLocal: false, reason: "\(reason) after a fresh download", url: currentURL))))
+            seen[urlIndex] = "\(reason) after a fresh download"
+            return failed(Failure(isLocal: false, reason: "\(reason) after a fresh download", url: currentURL))
         }
         do { try restartFromZero() } catch { return stop(error) }
         return .retry(after: 0, reason: "\(reason); downloading again from zero")
+    }
+
+    /// The bytes from the current source failed their proof: the source is marked bad when they all
+    /// came from it, and the download moves to the next source it may ask. False when none is left.
+    func rejectBytes(reason: String, fromThisSourceOnly: Bool) -> Bool {
+        if fromThisSourceOnly { health.markBad(sources[urlIndex], reason: reason) }
+        seen[urlIndex] = reason
+        guard let next = nextSourceIndex() else { return false }
+        moveTo(next)
+        return true
     }
 
     /// The sink already holds every byte (a run stopped before committing it): prove it without a request.
@@ -386,7 +433,9 @@ package final class Download {
 
     private func followRedirect() -> Next {
         if let refusal = route.follow(easy.string(CURLINFO_REDIRECT_URL)) {  // a refused hop leaves the route as it was
-            return nextURL(Failure(isLocal: false, reason: refusal.reason, httpStatus: head.status, url: currentURL, remedy: refusal.remedy))
+            return nextURL(
+                Failure(isLocal: false, reason: refusal.reason, httpStatus: head.status, url: currentURL, remedy: refusal.remedy),
+                marksSource: false)
         }
         attempts -= 1  // a hop of the same attempt
         return .retry(after: 0, reason: "")
@@ -396,21 +445,57 @@ package final class Download {
         if sink.offset - attemptStartOffset >= 1 << 20 { attemptsOnURL = 0 }  // progress earns its retries back
         attemptsOnURL += 1
         guard attemptsOnURL <= options.retries else {
-            return nextURL(Failure(isLocal: false, reason: reason, httpStatus: status, url: currentURL))
+            return nextURL(
+                Failure(isLocal: false, reason: reason, httpStatus: status, url: currentURL), marksSource: true,
+                seenAs: "\(reason) (\(attemptsOnURL) attempts)")
         }
         return .retry(after: RetryPolicy(options).delay(beforeRetry: attemptsOnURL, retryAfter: retryAfter), reason: reason)
     }
 
-    /// The current URL has failed for good: go on with the next mirror, or fail the file.
-    private func nextURL(_ failure: Failure) -> Next {
-        urlIndex += 1
-        guard urlIndex < urls.count else {
-            return .done(result(.failed(failure)))
-        }
+    /// The current source has failed for good (`marksSource`: failed as a source, not only for this
+    /// file): go on with the next one, or fail the file.
+    private func nextURL(_ failure: Failure, marksSource: Bool, seenAs: String? = nil) -> Next {
+        if marksSource { health.markBad(sources[urlIndex], reason: seenAs ?? failure.reason) }
+        seen[urlIndex] = seenAs ?? failure.reason
+        guard let next = nextSourceIndex() else { return failed(failure) }
+        moveTo(next)
         if isSegment { return .oneStream(reason: "\(failure.reason); trying mirror \(urlIndex)", fresh: false) }
-        route = RequestRoute(urls[urlIndex], scope: options.credentialScope)
-        attemptsOnURL = 0
         return .retry(after: 0, reason: "\(failure.reason); trying mirror \(urlIndex)")
+    }
+
+    /// The next source after the current one that may be asked: not marked bad, unless this file
+    /// asks every source anyway.
+    private func nextSourceIndex() -> Int? {
+        sources.indices.dropFirst(urlIndex + 1).first { ignoresMarks || !health.isBad(sources[$0]) }
+    }
+
+    private func moveTo(_ index: Int) {
+        urlIndex = index
+        route = RequestRoute(sources[index].url, scope: options.credentialScope)
+        attemptsOnURL = 0
+    }
+
+    /// Continues where `other`, a segment of the same file, left its sources: the file goes on as
+    /// one stream from the same source, with what was seen so far.
+    func continueSources(of other: Download) {
+        ignoresMarks = other.ignoresMarks
+        seen = other.seen
+        moveTo(other.urlIndex)
+    }
+
+    /// The file fails: with more than one source, its failure lists what each one answered, and
+    /// why those not asked were skipped.
+    private func failed(_ failure: Failure) -> Next {
+        var failure = failure
+        if sources.count > 1 {
+            failure.sources = sources.indices.map { index in
+                let reason = seen[index]
+                    ?? health.reason(sources[index]).map { "not asked: marked bad earlier in this run (\($0))" }
+                    ?? "not asked"
+                return SourceFailure(url: sources[index].url, reason: reason)
+            }
+        }
+        return .done(result(.failed(failure)))
     }
 
     private func stop(_ error: SystemError) -> Next {
@@ -419,9 +504,11 @@ package final class Download {
     }
 
     package func result(_ outcome: FileResult.Outcome) -> FileResult {
-        FileResult(
+        let isCommitted = outcome == .committed
+        return FileResult(
             path: entry.path, size: entry.size, action: action, outcome: outcome, attempts: group?.attempts ?? attempts,
-            transferred: group?.transferred ?? transferred)
+            transferred: group?.transferred ?? transferred, source: isCommitted ? sources[urlIndex] : nil,
+            isFromMirror: isCommitted && urlIndex > 0)
     }
 
     /// Keeps the bytes for the next run (the record says which file and version

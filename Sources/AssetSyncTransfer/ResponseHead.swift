@@ -6,6 +6,8 @@ package struct ResponseHead {
     package var lastModified: String?
     var contentRange: String?
     var retryAfter: String?
+    /// The declared length of the body, when it is a plain decimal number.
+    var contentLength: Int64?
 
     /// Takes one header line as libcurl delivers it, CRLF included. Read as bytes: a header's name
     /// and its white space are ASCII, and this runs for every line of every response.
@@ -28,6 +30,8 @@ package struct ResponseHead {
             contentRange = value
         } else if Self.isName(name, "retry-after") {
             retryAfter = value
+        } else if Self.isName(name, "content-length") {
+            contentLength = Int64(value)
         }
     }
 

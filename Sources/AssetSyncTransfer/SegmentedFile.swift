@@ -24,6 +24,7 @@ final class SegmentedFile {
     /// The file is proven, failed or became one stream: its segments are over.
     var ended = false
     private let options: TransferOptions
+    private let health: SourceHealth
     private let clock: () -> Double
 
     /// The ranges a file of `size` bytes is fetched as: up to `segments` (never more than `jobs`),
@@ -43,7 +44,8 @@ final class SegmentedFile {
     /// carry a validator, else from zero. Nil when the file is fetched as one stream: too small,
     /// or bytes on disk from one stream to continue.
     init?(
-        request: TransferEngine.Request, sink: any DownloadSink, options: TransferOptions, clock: @escaping () -> Double
+        request: TransferEngine.Request, sink: any DownloadSink, options: TransferOptions, health: SourceHealth,
+        clock: @escaping () -> Double
     ) throws(SystemError) {
         guard let file = sink as? any SegmentableSink else { return nil }
         let ranges = Self.ranges(size: request.entry.size, options: options)
@@ -59,6 +61,7 @@ final class SegmentedFile {
         self.file = file
         self.request = request
         self.options = options
+        self.health = health
         self.clock = clock
         if let progress {
             record = resumed
@@ -77,11 +80,15 @@ final class SegmentedFile {
     /// Whether the lead's response has yet to say that segments may follow.
     var awaitingLead: Bool { record == nil }
 
+    /// A segment of `range`, asking the lead's source: the marks may have changed since the lead
+    /// started, and the segments of one file must come from one server.
     private func make(_ range: Range<Int64>, done: Int64) throws(SystemError) -> Download {
         let sink = try file.segment(range, done: done)
-        return Download(
-            entry: request.entry, action: request.action, urls: request.urls, sink: sink, options: options, clock: clock,
-            segment: (self, range))
+        let segment = Download(
+            entry: request.entry, action: request.action, sources: request.sources, health: health, sink: sink, options: options,
+            clock: clock, segment: (self, range))
+        if let lead = members.first { segment.continueSources(of: lead) }
+        return segment
     }
 
     /// The lead's first response allows segments and names the version in `record`: the other
@@ -143,15 +150,21 @@ final class SegmentedFile {
         return .proven
     }
 
-    /// The file becomes one download in one stream from zero, from `urls`, after `reason`; the
-    /// segments are over (the engine takes them off the transfers).
-    func oneStream(urls: [String], afterCRCMismatch: Bool) throws(SystemError) -> Download {
+    /// The file becomes one download in one stream from zero, from the source `segment` was at;
+    /// the segments are over (the engine takes them off the transfers). After a CRC mismatch
+    /// (`mismatch`), it goes on from the next source when there is one, and the source is marked
+    /// bad when every segment's bytes came from it.
+    func oneStream(continuing segment: Download, afterMismatch mismatch: String?) throws(SystemError) -> Download {
         ended = true
+        let wholly = members.allSatisfy { $0.bytesSource == $0.urlIndex }
         try file.restart()
         let single = Download(
-            entry: request.entry, action: request.action, urls: urls, sink: file, options: options, clock: clock)
+            entry: request.entry, action: request.action, sources: request.sources, health: health, sink: file, options: options,
+            clock: clock)
         single.announced = true
-        single.carry(attempts: attempts, transferred: transferred, crcRestarts: afterCRCMismatch ? 1 : 0)
+        single.carry(attempts: attempts, transferred: transferred, crcRestarts: mismatch == nil ? 0 : 1)
+        single.continueSources(of: segment)
+        if let mismatch { _ = single.rejectBytes(reason: mismatch, fromThisSourceOnly: wholly) }
         return single
     }
 }

@@ -16,12 +16,13 @@ package final class TransferEngine {
     package struct Request: Sendable {
         package var entry: ManifestEntry
         package var action: SyncPlan.Action
-        package var urls: [String]
+        /// Where the file may come from, in the order to try (`Manifest.sources(of:)`).
+        package var sources: [DownloadSource]
 
-        package init(entry: ManifestEntry, action: SyncPlan.Action, urls: [String]) {
+        package init(entry: ManifestEntry, action: SyncPlan.Action, sources: [DownloadSource]) {
             self.entry = entry
             self.action = action
-            self.urls = urls
+            self.sources = sources
         }
     }
 
@@ -47,6 +48,8 @@ package final class TransferEngine {
     private var segmented: [String: SegmentedFile] = [:]
     /// A local error made every other transfer pointless.
     private var stopRequested = false
+    /// The sources found bad in this run, which later files skip.
+    private let health = SourceHealth()
     package private(set) var results: [FileResult] = []
     /// For progress: downloads in all, bytes in all, and the sizes of those finished.
     private let filesTotal: Int
@@ -135,14 +138,16 @@ package final class TransferEngine {
         do throws(Failure) {
             let sink = try delegate.openSink(for: request)
             do throws(SystemError) {
-                if let file = try SegmentedFile(request: request, sink: sink, options: options, clock: clock) {
+                if let file = try SegmentedFile(request: request, sink: sink, options: options, health: health, clock: clock) {
                     segmented[request.entry.path] = file
                     return file.lead
                 }
             } catch {
                 throw Failure(isLocal: true, reason: error.description)
             }
-            return Download(entry: request.entry, action: request.action, urls: request.urls, sink: sink, options: options, clock: clock)
+            return Download(
+                entry: request.entry, action: request.action, sources: request.sources, health: health, sink: sink, options: options,
+                clock: clock)
         } catch {
             finish(FileResult(path: request.entry.path, size: request.entry.size, action: request.action, outcome: .failed(error)))
             return nil
@@ -224,7 +229,7 @@ package final class TransferEngine {
             endSegments(of: download.entry.path)
             segmented[download.entry.path] = nil
             do {
-                let single = try file.oneStream(urls: Array(download.urls[download.urlIndex...]), afterCRCMismatch: fresh)
+                let single = try file.oneStream(continuing: download, afterMismatch: fresh ? reason : nil)
                 single.restarted = file.lead.restarted
                 delegate.retrying(path: download.entry.path, reason: "\(reason); downloading as one stream", after: 0)
                 single.notBefore = clock()

@@ -14,13 +14,15 @@ import Testing
 
     private func download(
         _ sink: MemorySink, urls: [String] = [url], retries: Int = 5, baseDelay: Double = 1,
-        minimumResumableSize: Int64 = 0
+        minimumResumableSize: Int64 = 0, health: SourceHealth = SourceHealth()
     ) -> Download {
         var options = TransferOptions()
         options.retries = retries
         options.retryBaseDelay = baseDelay
         options.minimumResumableSize = minimumResumableSize  // the 10-byte file keeps a record unless a test says otherwise
-        return Download(entry: Self.entry, action: .new, urls: urls, sink: sink, options: options, clock: { 0 })
+        return Download(
+            entry: Self.entry, action: .new, sources: urls.map { DownloadSource(url: $0) }, health: health, sink: sink, options: options,
+            clock: { 0 })
     }
 
     /// A sink holding the first four bytes of a version with a strong ETag.
@@ -148,7 +150,9 @@ import Testing
         #expect(download.currentURL == Self.mirror)
         #expect(download.play(busy).summary == "retry: HTTP 503")
         #expect(download.play(busy).summary == "retry: HTTP 503")
-        let failure = Failure(isLocal: false, reason: "HTTP 503", httpStatus: 503, url: Self.mirror)
+        let failure = Failure(
+            isLocal: false, reason: "HTTP 503", httpStatus: 503, url: Self.mirror,
+            sources: [.init(url: Self.url, reason: "HTTP 503 (3 attempts)"), .init(url: Self.mirror, reason: "HTTP 503 (3 attempts)")])
         #expect(download.play(busy).summary == "done: \(FileResult.Outcome.failed(failure))")
         #expect(download.attempts == 6)
     }

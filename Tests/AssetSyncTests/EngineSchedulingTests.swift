@@ -17,7 +17,7 @@ import Testing
         options.retryBaseDelay = 0.01
         options.minimumResumableSize = 0  // these tiny files keep resume records, as large ones do
         let requests = files.map {
-            TransferEngine.Request(entry: ManifestEntry(path: $0.path, size: Int64($0.size), crc32: 0), action: .new, urls: ["http://h.invalid/" + $0.path])
+            TransferEngine.Request(entry: ManifestEntry(path: $0.path, size: Int64($0.size), crc32: 0), action: .new, sources: [DownloadSource(url: "http://h.invalid/" + $0.path)])
         }
         // A scheduling bug that never ends the run ends it here, after ten minutes of the fake clock.
         return TransferEngine(

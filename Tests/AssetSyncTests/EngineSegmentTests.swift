@@ -35,15 +35,18 @@ import Testing
     }
 
     private func engine(
-        _ files: [(path: String, size: Int)], jobs: Int, multiplexer: ScriptedMultiplexer, delegate: SegmentingDelegate
+        _ files: [(path: String, size: Int)], jobs: Int, multiplexer: ScriptedMultiplexer, delegate: SegmentingDelegate,
+        mirrors: [String] = []
     ) -> TransferEngine {
         var options = TransferOptions()
         options.jobs = jobs
         options.retryBaseDelay = 0.01
         options.segmentThreshold = 4
         options.segments = 4
-        let requests = files.map {
-            TransferEngine.Request(entry: ManifestEntry(path: $0.path, size: Int64($0.size), crc32: 0), action: .new, urls: ["http://h.invalid/" + $0.path])
+        let requests = files.map { file in
+            TransferEngine.Request(
+                entry: ManifestEntry(path: file.path, size: Int64(file.size), crc32: 0), action: .new,
+                sources: (["http://h.invalid/"] + mirrors).map { DownloadSource(url: $0 + file.path) })
         }
         return TransferEngine(
             requests: requests, options: options, delegate: delegate, wakeFD: -1,
@@ -144,5 +147,23 @@ import Testing
         #expect(delegate.inner.lines.contains(
             "retry big after 0.0: the file changed on the server between its segments; downloading as one stream"))
         #expect(delegate.inner.lines.filter { $0.hasPrefix("finished") } == ["finished big: committed"])
+    }
+
+    @Test("issue 12: segments whose joined CRC fails make the file one stream from the next source, and mark theirs bad")
+    func corruptSegmentsMoveToTheMirror() {
+        var corrupt = Self.part(8..<12)
+        corrupt.body[1] ^= 0xFF  // the right size, the wrong bytes
+        let multiplexer = ScriptedMultiplexer(responses: [
+            "big": [
+                Self.part(0..<4), Self.part(4..<8), corrupt, Self.part(12..<16),
+                .init(head: ["HTTP/1.1 200 OK", "ETag: \"v1\""], body: Self.big, chunk: 4),
+            ],
+        ])
+        let delegate = SegmentingDelegate(bodies: [:])
+        let engine = engine([("big", 16)], jobs: 8, multiplexer: multiplexer, delegate: delegate, mirrors: ["http://m.invalid/"])
+        #expect(engine.run() == .finished)
+        #expect(delegate.file.bytes == Self.big && engine.results.map(\.outcome) == [.committed])
+        #expect(engine.results.first?.source?.url == "http://m.invalid/big" && engine.results.first?.isFromMirror == true)
+        #expect(multiplexer.starts.count == 5)
     }
 }

@@ -28,6 +28,7 @@ struct FakeTransport: Transport {
         shouldStop: @escaping () -> Bool, clock: @escaping () -> Double
     ) -> (ending: TransferEngine.Ending, results: [FileResult]) {
         var results: [FileResult] = []
+        let health = SourceHealth()
         func finish(_ result: FileResult) {
             results.append(result)
             delegate.finished(result)
@@ -49,7 +50,8 @@ struct FakeTransport: Transport {
                 continue
             }
             let download = Download(
-                entry: request.entry, action: request.action, urls: request.urls, sink: sink, options: options, clock: clock)
+                entry: request.entry, action: request.action, sources: request.sources, health: health, sink: sink, options: options,
+                clock: clock)
             delegate.started(path: path, size: request.entry.size, resumingAt: sink.offset, url: download.currentURL)
             download.announced = true
             download.restarted = { discarded, reason in delegate.restarted(path: path, discarded: discarded, reason: reason) }

@@ -21,7 +21,10 @@ import TestSupport
         #expect(xml.entries[0] == ManifestEntry(path: "videos/intro.mp4", size: 734_003_200, crc32: 0x6a75_c367))
         #expect(xml.entries[1].mirrors == ["https://mirror.example.com/l1.zip"])
         #expect(xml.entries[2].url == "https://storage.example.com/l2.zip?X-Expires=1700000000&X-Signature=4f2a9c")
-        #expect(xml.sources(of: xml.entries[3]) == ["https://cdn.example.com/game/config/settings%20v2.json"])
+        #expect(xml.sources(of: xml.entries[3]).map(\.url) == [
+            "https://cdn.example.com/game/config/settings%20v2.json", "https://eu.mirror.example.com/game/config/settings%20v2.json",
+            "https://us.mirror.example.com/assets/game/config/settings%20v2.json",
+        ])
     }
 
     /// Thousands of entries, so that strings, numbers and tags straddle every read buffer boundary.
@@ -113,7 +116,7 @@ import TestSupport
         ("<manifest version=\"1\" base=\"http://h/\"><file path=\"a\" size=\"1\" crc32=\"00000001\" mode=\"755\"/></manifest>",
          "m:1:40: <file>: unknown attribute mode on <file> (allowed: path, size, crc32, url)"),
         ("<manifest version=\"1\" base=\"http://h/\"><dir path=\"a\"/></manifest>",
-         "m:1:40: unknown element <dir> in <manifest> (expected <file>)"),
+         "m:1:40: unknown element <dir> in <manifest> (expected <file> or <mirror>)"),
         ("<manifest version=\"1\" base=\"http://h/\">hello<file path=\"a\" size=\"1\" crc32=\"00000001\"/></manifest>",
          "m:1:40: text is not allowed here; a manifest holds only elements and attributes"),
         ("<manifest version=\"1\" base=\"http://h/\"><file path=\"a\" crc32=\"00000001\"/></manifest>",

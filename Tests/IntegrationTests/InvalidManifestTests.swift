@@ -142,6 +142,17 @@ import TestSupport
         ("url-and-base-missing.json", #"Error: manifests/invalid/url-and-base-missing.json:5:5: files[1]: has no url, and the manifest has no base to fetch it from"#),
         ("mirror-scheme-ftp.xml", #"Error: manifests/invalid/mirror-scheme-ftp.xml:4:5: <file>: mirror url must use http or https, not ftp: "ftp://mirror.example.com/a""#),
         ("mirror-scheme-ftp.json", #"Error: manifests/invalid/mirror-scheme-ftp.json:5:91: files[0]: mirrors[1] must use http or https, not ftp: "ftp://mirror.example.com/a""#),
+        ("manifest-mirror-after-file.xml", #"Error: manifests/invalid/manifest-mirror-after-file.xml:4:3: <mirror base> must come before the first <file> (a mirror of one file goes inside it)"#),
+        ("manifest-mirror-no-trailing-slash.json", #"Error: manifests/invalid/manifest-mirror-no-trailing-slash.json:4:51: mirrors[1] must end with "/" (entries are fetched at mirrors[1] + path): "https://mirror.example.com/game""#),
+        ("manifest-mirror-no-trailing-slash.xml", #"Error: manifests/invalid/manifest-mirror-no-trailing-slash.xml:3:3: mirror base must end with "/" (entries are fetched at mirror base + path): "https://mirror.example.com/game""#),
+        ("manifest-mirror-scheme-ftp.json", #"Error: manifests/invalid/manifest-mirror-scheme-ftp.json:4:15: mirrors[0] must use http or https, not ftp: "ftp://mirror.example.com/game/""#),
+        ("manifest-mirror-scheme-ftp.xml", #"Error: manifests/invalid/manifest-mirror-scheme-ftp.xml:3:3: mirror base must use http or https, not ftp: "ftp://mirror.example.com/game/""#),
+        ("manifest-mirror-twice.json", #"Error: manifests/invalid/manifest-mirror-twice.json:4:51: mirrors[1] is listed twice (as the base or an earlier mirror): "https://mirror.example.com/game/""#),
+        ("manifest-mirror-twice.xml", #"Error: manifests/invalid/manifest-mirror-twice.xml:3:3: mirror base is listed twice (as the base or an earlier mirror): "https://cdn.example.com/game/""#),
+        ("manifest-mirror-url-attribute.xml", #"Error: manifests/invalid/manifest-mirror-url-attribute.xml:3:3: unknown attribute url on <mirror> (allowed: base)"#),
+        ("manifest-mirror-without-base.json", #"Error: manifests/invalid/manifest-mirror-without-base.json:3:15: mirror bases need a base: they are alternatives to it"#),
+        ("manifest-mirror-without-base.xml", #"Error: manifests/invalid/manifest-mirror-without-base.xml:3:3: mirror bases need a base: they are alternatives to it"#),
+        ("manifest-mirrors-not-array.json", #"Error: manifests/invalid/manifest-mirrors-not-array.json:4:14: mirrors must be an array, not a string"#),
         ("base-no-trailing-slash.xml", #"Error: manifests/invalid/base-no-trailing-slash.xml:2:1: base must end with "/" (entries are fetched at base + path): "https://cdn.example.com/game""#),
         ("base-no-trailing-slash.json", #"Error: manifests/invalid/base-no-trailing-slash.json:3:11: base must end with "/" (entries are fetched at base + path): "https://cdn.example.com/game""#),
         ("base-scheme-ftp.xml", #"Error: manifests/invalid/base-scheme-ftp.xml:2:1: base must use http or https, not ftp: "ftp://cdn.example.com/game/""#),
@@ -156,7 +167,7 @@ import TestSupport
 
         // --- XML structure ---------------------------------------------------------------------
         ("unknown-element.xml", #"Error: manifests/invalid/unknown-element.xml:4:5: <file>: unknown element <checksum> in <file> (expected <mirror>)"#),
-        ("unknown-element-top.xml", #"Error: manifests/invalid/unknown-element-top.xml:4:3: unknown element <files> in <manifest> (expected <file>)"#),
+        ("unknown-element-top.xml", #"Error: manifests/invalid/unknown-element-top.xml:4:3: unknown element <files> in <manifest> (expected <file> or <mirror>)"#),
         ("root-element.xml", #"Error: manifests/invalid/root-element.xml:2:1: unknown element <files> as the root element (expected <manifest>)"#),
         ("unknown-attribute.xml", #"Error: manifests/invalid/unknown-attribute.xml:3:3: <file>: unknown attribute md5 on <file> (allowed: path, size, crc32, url)"#),
         ("unknown-attribute-manifest.xml", #"Error: manifests/invalid/unknown-attribute-manifest.xml:2:1: unknown attribute name on <manifest> (allowed: version, base)"#),
@@ -181,7 +192,7 @@ import TestSupport
 
         // --- JSON structure --------------------------------------------------------------------
         ("unknown-key.json", #"Error: manifests/invalid/unknown-key.json:5:51: files[0]: unknown key "md5" (allowed: path, size, crc32, url, mirrors)"#),
-        ("unknown-key-top.json", #"Error: manifests/invalid/unknown-key-top.json:4:3: unknown key "name" (allowed: version, base, files)"#),
+        ("unknown-key-top.json", #"Error: manifests/invalid/unknown-key-top.json:4:3: unknown key "name" (allowed: version, base, mirrors, files)"#),
         ("duplicate-key-top.json", #"Error: manifests/invalid/duplicate-key-top.json:4:3: duplicate key "base""#),
         ("duplicate-key-entry.json", #"Error: manifests/invalid/duplicate-key-entry.json:5:51: files[0]: duplicate key "path""#),
         ("duplicate-key-escaped.json", #"Error: manifests/invalid/duplicate-key-escaped.json:5:51: files[0]: duplicate key "path""#),

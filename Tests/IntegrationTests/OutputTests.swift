@@ -34,8 +34,8 @@ import TestSupport
         func keys(_ type: String) -> Set<String> { Set(events.first { $0["type"] as! String == type }!.keys) }
         #expect(keys("plan") == ["type", "files", "new", "changed", "check", "current", "extra", "bytes_to_download", "bytes_to_check"])
         #expect(keys("start") == ["type", "path", "size", "offset", "url"])
-        #expect(keys("done") == ["type", "path", "size", "action", "bytes_transferred", "attempts"])
-        #expect(keys("failed") == ["type", "path", "size", "reason", "http_status", "url", "attempts", "local"])
+        #expect(keys("done") == ["type", "path", "size", "action", "bytes_transferred", "attempts", "url", "mirror", "primary"])
+        #expect(keys("failed") == ["type", "path", "size", "reason", "http_status", "url", "attempts", "local", "sources"])
         #expect(keys("deleted") == ["type", "path"])
         #expect(keys("summary") == ["type", "new", "updated", "current", "failed", "interrupted", "deleted", "bytes_transferred", "milliseconds", "exit_code"])
         let failed = events.first { $0["type"] as! String == "failed" }!

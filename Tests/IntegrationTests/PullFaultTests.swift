@@ -342,7 +342,7 @@ struct PullFaultTests {
         let result = try sandbox.pull()
 
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderrLines.contains(Self.newLine("a.bin")))
+        #expect(result.stderrLines.contains(Self.newLine("a.bin") + " from mirror " + server.url("mirror/a.bin")))
         #expect(result.stderrLines(startingWith: "retry    a.bin: ")
             == ["retry    a.bin: HTTP 404; trying mirror 1"], "\(result.stderr)")
         #expect(server.requests.map(\.path) == ["/primary/a.bin", "/mirror/a.bin"])
@@ -366,7 +366,7 @@ struct PullFaultTests {
         let result = try sandbox.pull(["--retries", "1"])
 
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderrLines.contains(Self.newLine("a.bin")))
+        #expect(result.stderrLines.contains(Self.newLine("a.bin") + " from mirror " + mirror.url("a.bin")))
         let retries = result.stderrLines(startingWith: "retry    a.bin: ")
         #expect(retries.count == 2)
         #expect(retries.last == "retry    a.bin: HTTP 500; trying mirror 1", "\(result.stderr)")

@@ -166,8 +166,10 @@ enum TestManifest {
         var mirrors: [String] = []
     }
 
-    /// Writes a manifest of `files` into `directory` and returns its path.
-    static func write(_ files: [File], base: String? = nil, in directory: TemporaryDirectory, name: String = "manifest.json") throws -> String {
+    /// Writes a manifest of `files` (with `base` and the mirror bases `mirrors`) into `directory` and returns its path.
+    static func write(
+        _ files: [File], base: String? = nil, mirrors: [String] = [], in directory: TemporaryDirectory, name: String = "manifest.json"
+    ) throws -> String {
         var entries: [[String: Any]] = []
         for file in files {
             var entry: [String: Any] = ["path": file.path, "size": file.size, "crc32": file.crc32]
@@ -177,6 +179,7 @@ enum TestManifest {
         }
         var manifest: [String: Any] = ["version": 1, "files": entries]
         if let base { manifest["base"] = base }
+        if !mirrors.isEmpty { manifest["mirrors"] = mirrors }
         let path = directory.path + "/" + name
         try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
         return path

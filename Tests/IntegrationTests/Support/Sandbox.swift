@@ -32,6 +32,8 @@ final class Sandbox {
     private(set) var expected: [String: Data] = [:]
     /// The manifest's `base`, for entries without a `url`.
     var base: String?
+    /// The manifest's mirror bases, alternatives to `base`.
+    var mirrors: [String] = []
     /// The names in `root` that the sandbox itself made (the rest came from a run).
     private var made: Set<String> = [Sandbox.destName, Sandbox.manifestName]
 
@@ -83,7 +85,7 @@ final class Sandbox {
     @discardableResult
     func manifest(base: String? = nil) throws -> String {
         if let base { self.base = base }
-        return try TestManifest.write(files, base: self.base, in: root, name: Self.manifestName)
+        return try TestManifest.write(files, base: self.base, mirrors: mirrors, in: root, name: Self.manifestName)
     }
 
     /// Writes the manifest for `base` and serves it too, as `served/manifest.json`.

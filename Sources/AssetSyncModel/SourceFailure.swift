@@ -1,0 +1,12 @@
+/// What one source of a file answered, when the file failed after more than one source.
+public struct SourceFailure: Sendable, Equatable {
+    public var url: String
+    /// What was seen there (`HTTP 503`, a connection error, a CRC mismatch), or why it was not
+    /// asked (marked bad earlier in the run).
+    public var reason: String
+
+    public init(url: String, reason: String) {
+        self.url = url
+        self.reason = reason
+    }
+}
