@@ -18,8 +18,11 @@ struct PullMetrics {
     var bytes: [Outcome: Int64] = [:]
     var transferred: Int64 = 0
     var deleted = 0
-    /// Bytes received from each source (a base URL or a file's URL), this run.
+    /// Bytes of the verified files each source served this run, by the source's origin (the base
+    /// or mirror base it belongs to, else the URL's scheme, host and port).
     var sourceBytes: [String: Int64] = [:]
+    /// Files each source served this run.
+    var sourceFiles: [String: Int] = [:]
     /// Carried over: Unix time of the last run that exited 0.
     var lastSuccess: Double?
     /// Carried over: Unix time each source last served a verified file.
@@ -46,6 +49,10 @@ struct PullMetrics {
             files[kind, default: 0] += 1
             bytes[kind, default: 0] += result.size
             transferred += result.transferred
+            if case .committed = result.outcome, let source = result.source {
+                sourceBytes[source.origin, default: 0] += result.size
+                sourceFiles[source.origin, default: 0] += 1
+            }
         }
         deleted = outcome.deletion.removed.count
     }
@@ -55,6 +62,7 @@ struct PullMetrics {
         end = time
         self.exitCode = exitCode
         if exitCode == 0 { lastSuccess = time }
+        for source in sourceFiles.keys { sourceLastSuccess[source] = time }
     }
 
     /// The exposition text: each metric's HELP and TYPE, then its samples, labels escaped.
@@ -81,7 +89,9 @@ struct PullMetrics {
         metric("assetsync_last_run_transferred_bytes", "Body bytes the last pull received, discarded ones included.",
             [([], "\(transferred)")])
         metric("assetsync_last_run_deleted_files", "Files --delete removed in the last pull.", [([], "\(deleted)")])
-        metric("assetsync_last_run_source_bytes", "Body bytes the last pull received from each source (base, mirror or URL).",
+        metric("assetsync_last_run_source_files", "Verified files each source (base, mirror base or host) served in the last pull.",
+            sourceFiles.sorted { $0.key < $1.key }.map { ([("source", $0.key)], "\($0.value)") })
+        metric("assetsync_last_run_source_bytes", "Bytes of the verified files each source served in the last pull.",
             sourceBytes.sorted { $0.key < $1.key }.map { ([("source", $0.key)], "\($0.value)") })
         metric("assetsync_last_success_time_seconds", "When a pull into this cache directory last exited 0 (Unix time).",
             lastSuccess.map { [([], Self.number($0))] } ?? [])

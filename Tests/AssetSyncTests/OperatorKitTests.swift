@@ -2,40 +2,40 @@ import Testing
 @testable import AssetSyncCLI
 
 /// The manual page and the completion scripts are made from the command specs and their help, so
-/// that an option added there (the coming `--metrics-file`) appears in both without other changes.
+/// that an option added there appears in both without other changes.
 @Suite struct OperatorKitTests {
     /// `pull` with one more option, added only where a new option is added: its spec entry and its help line.
-    private static let pullWithMetrics: CommandSpec = {
+    private static let pullWithANewOption: CommandSpec = {
         let pull = HelpText.pull
         let helpLine = "  -h, --help              Show help information.\n"
         precondition(pull.help.contains(helpLine) && pull.help.contains("[--speed-time <seconds>]\n\nARGUMENTS:"))
         return CommandSpec(
-            name: pull.name, usage: pull.usage + " [--metrics-file <path>]", arguments: pull.arguments,
-            valueOptions: pull.valueOptions.merging(["--metrics-file": "<path>"]) { own, _ in own }, flags: pull.flags,
+            name: pull.name, usage: pull.usage + " [--report-file <path>]", arguments: pull.arguments,
+            valueOptions: pull.valueOptions.merging(["--report-file": "<path>"]) { own, _ in own }, flags: pull.flags,
             repeatable: pull.repeatable,
-            help: pull.help.replacing(helpLine, with: "  --metrics-file <path>   Write the run's metrics here: 'name value' lines.\n" + helpLine)
-                .replacing("[--speed-time <seconds>]\n\nARGUMENTS:", with: "[--speed-time <seconds>] [--metrics-file <path>]\n\nARGUMENTS:"))
+            help: pull.help.replacing(helpLine, with: "  --report-file <path>   Write the run's metrics here: 'name value' lines.\n" + helpLine)
+                .replacing("[--speed-time <seconds>]\n\nARGUMENTS:", with: "[--speed-time <seconds>] [--report-file <path>]\n\nARGUMENTS:"))
     }()
 
     @Test func aNewOptionCompletesInEveryShell() throws {
-        let outline = CompletionOutline(main: HelpText.main, commands: [Self.pullWithMetrics])
+        let outline = CompletionOutline(main: HelpText.main, commands: [Self.pullWithANewOption])
         let pull = try #require(outline.commands.first { $0.name == "pull" })
-        let option = try #require(pull.options.first { $0.names == ["--metrics-file"] })
+        let option = try #require(pull.options.first { $0.names == ["--report-file"] })
         #expect(option.value == .files)
         #expect(option.summary == "Write the run's metrics here: 'name value' lines.")
-        #expect(pull.valueOptionNames.contains("--metrics-file"))
+        #expect(pull.valueOptionNames.contains("--report-file"))
 
-        #expect(CompletionShell.bash.script(for: outline).contains("|--metrics-file) _assetsync_reply -f; return ;;"))
+        #expect(CompletionShell.bash.script(for: outline).contains("|--report-file) _assetsync_reply -f; return ;;"))
         #expect(CompletionShell.zsh.script(for: outline).contains(
-            #"'--metrics-file=[Write the run'\''s metrics here\: '\''name value'\'' lines.]:path:_files'"#))
+            #"'--report-file=[Write the run'\''s metrics here\: '\''name value'\'' lines.]:path:_files'"#))
         #expect(CompletionShell.fish.script(for: outline).contains(
-            #"-l 'metrics-file' -r -F -d 'Write the run\'s metrics here: \'name value\' lines.'"#))
+            #"-l 'report-file' -r -F -d 'Write the run\'s metrics here: \'name value\' lines.'"#))
     }
 
     @Test func aNewOptionIsInTheManualPage() {
-        let page = ManualPage.render(commands: [Self.pullWithMetrics])
-        #expect(page.contains(".TP\n\\fB\\-\\-metrics\\-file\\fR \\fI<path>\\fR\nWrite the run\\(aqs metrics here: \\(aqname value\\(aq lines.\n"))
-        #expect(page.contains("[\\-\\-metrics\\-file <path>]"))
+        let page = ManualPage.render(commands: [Self.pullWithANewOption])
+        #expect(page.contains(".TP\n\\fB\\-\\-report\\-file\\fR \\fI<path>\\fR\nWrite the run\\(aqs metrics here: \\(aqname value\\(aq lines.\n"))
+        #expect(page.contains("[\\-\\-report\\-file <path>]"))
     }
 
     /// An option a spec accepts but its help forgets still completes, without a summary.

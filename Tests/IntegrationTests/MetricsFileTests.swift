@@ -64,6 +64,36 @@ import TestSupport
         #expect(refused.value("assetsync_last_success_time_seconds") == end)
     }
 
+    /// With the primary down, the mirror serves every file: counted under its base, and remembered as
+    /// the last time it succeeded, which the next run (with nothing to fetch) carries forward.
+    @Test func theSourcesThatServedFilesAreCountedAndRemembered() throws {
+        let mirror = try FaultServer()
+        defer { mirror.stop() }
+        let down = "http://127.0.0.1:\(try PullMirrorTests.closedPort())/"
+        let paths = ["a.bin", "b.bin"]
+        let sandbox = try PullMirrorTests.sandbox(paths, base: down, mirrors: [mirror.baseURL])
+        for (index, path) in paths.enumerated() { mirror.route(path, .serve(PullMirrorTests.resource(UInt64(index + 1)))) }
+        let metricsPath = sandbox.root.path + "/assetsync.prom"
+
+        let first = try sandbox.pull(["--retries", "0", "--metrics-file", metricsPath])
+        #expect(first.status == 0, "\(first.stderr)")
+        let served = try Self.read(metricsPath)
+        let end = try #require(served.value("assetsync_last_run_end_time_seconds"))
+        #expect(served.value("assetsync_last_run_source_files", ["source": mirror.baseURL]) == 2)
+        #expect(served.value("assetsync_last_run_source_bytes", ["source": mirror.baseURL])
+            == Double(paths.indices.map { PullMirrorTests.resource(UInt64($0 + 1)).allBytes.count }.reduce(0, +)))
+        #expect(served.value("assetsync_last_run_source_files", ["source": down]) == nil)
+        #expect(served.value("assetsync_source_last_success_time_seconds", ["source": mirror.baseURL]) == end)
+        #expect(served.value("assetsync_source_last_success_time_seconds", ["source": down]) == nil)
+
+        let second = try sandbox.pull(["--metrics-file", metricsPath])
+        #expect(second.status == 0, "\(second.stderr)")
+        let idle = try Self.read(metricsPath)
+        #expect(idle.value("assetsync_last_run_source_files", ["source": mirror.baseURL]) == nil)
+        #expect(idle.value("assetsync_source_last_success_time_seconds", ["source": mirror.baseURL]) == end)
+        #expect(idle.value("assetsync_last_success_time_seconds")! > end)
+    }
+
     @Test func aMetricsFileThatCannotBeWrittenFailsAnOtherwiseGoodPull() throws {
         let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(1000)])
         let nginx = try NginxServer(root: sandbox.served)
