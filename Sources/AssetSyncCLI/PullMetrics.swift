@@ -4,8 +4,8 @@ import AssetSyncPull
 
 /// What one pull tells a monitoring system, in Prometheus's text exposition format (for
 /// node_exporter's textfile collector): when it ran, how it ended, the files and bytes by outcome,
-/// and the bytes each source served. Two gauges outlive the run, carried from the file the previous
-/// run wrote: when a run last succeeded, and when each source last served a file.
+/// and what each source served and failed. Some gauges outlive the run, carried from the file the
+/// previous run wrote: when a run last succeeded, and when each source last served and last failed a file.
 struct PullMetrics {
     /// The cache directory, the `dest` label of every sample.
     var dest: String
@@ -23,10 +23,14 @@ struct PullMetrics {
     var sourceBytes: [String: Int64] = [:]
     /// Files each source served this run.
     var sourceFiles: [String: Int] = [:]
+    /// Files each source was asked for and failed this run (a file a mirror then served included).
+    var sourceFailures: [String: Int] = [:]
     /// Carried over: Unix time of the last run that exited 0.
     var lastSuccess: Double?
     /// Carried over: Unix time each source last served a verified file.
     var sourceLastSuccess: [String: Double] = [:]
+    /// Carried over: Unix time each source last failed a file.
+    var sourceLastFailure: [String: Double] = [:]
 
     enum Outcome: String, CaseIterable {
         case new, updated, current, failed, interrupted
@@ -53,6 +57,7 @@ struct PullMetrics {
                 sourceBytes[source.origin, default: 0] += result.size
                 sourceFiles[source.origin, default: 0] += 1
             }
+            for origin in result.failedSources { sourceFailures[origin, default: 0] += 1 }
         }
         deleted = outcome.deletion.removed.count
     }
@@ -63,6 +68,7 @@ struct PullMetrics {
         self.exitCode = exitCode
         if exitCode == 0 { lastSuccess = time }
         for source in sourceFiles.keys { sourceLastSuccess[source] = time }
+        for source in sourceFailures.keys { sourceLastFailure[source] = time }
     }
 
     /// The exposition text: each metric's HELP and TYPE, then its samples, labels escaped.
@@ -93,10 +99,14 @@ struct PullMetrics {
             sourceFiles.sorted { $0.key < $1.key }.map { ([("source", $0.key)], "\($0.value)") })
         metric("assetsync_last_run_source_bytes", "Bytes of the verified files each source served in the last pull.",
             sourceBytes.sorted { $0.key < $1.key }.map { ([("source", $0.key)], "\($0.value)") })
+        metric("assetsync_last_run_source_failures", "Files each source was asked for and failed in the last pull.",
+            sourceFailures.sorted { $0.key < $1.key }.map { ([("source", $0.key)], "\($0.value)") })
         metric("assetsync_last_success_time_seconds", "When a pull into this cache directory last exited 0 (Unix time).",
             lastSuccess.map { [([], Self.number($0))] } ?? [])
         metric("assetsync_source_last_success_time_seconds", "When each source last served a verified file (Unix time).",
             sourceLastSuccess.sorted { $0.key < $1.key }.map { ([("source", $0.key)], Self.number($0.value)) })
+        metric("assetsync_source_last_failure_time_seconds", "When each source last failed a file (Unix time).",
+            sourceLastFailure.sorted { $0.key < $1.key }.map { ([("source", $0.key)], Self.number($0.value)) })
         return text
     }
 
@@ -108,6 +118,8 @@ struct PullMetrics {
             case "assetsync_last_success_time_seconds": lastSuccess = sample.value
             case "assetsync_source_last_success_time_seconds":
                 if let source = sample.labels["source"] { sourceLastSuccess[source] = sample.value }
+            case "assetsync_source_last_failure_time_seconds":
+                if let source = sample.labels["source"] { sourceLastFailure[source] = sample.value }
             default: break
             }
         }

@@ -23,10 +23,13 @@ public struct FileResult: Sendable, Equatable {
     public var source: DownloadSource?
     /// Whether `source` is not the file's primary URL: one of its mirrors, or a manifest mirror base.
     public var isFromMirror: Bool
+    /// The origins (`DownloadSource.origin`) of the sources asked for this file that failed it, in
+    /// the order asked; whatever the outcome (a file served by a mirror lists the primary here).
+    public var failedSources: [String]
 
     public init(
         path: String, size: Int64, action: SyncPlan.Action, outcome: Outcome, attempts: Int = 0, transferred: Int64 = 0,
-        source: DownloadSource? = nil, isFromMirror: Bool = false
+        source: DownloadSource? = nil, isFromMirror: Bool = false, failedSources: [String] = []
     ) {
         self.path = path
         self.size = size
@@ -36,6 +39,7 @@ public struct FileResult: Sendable, Equatable {
         self.transferred = transferred
         self.source = source
         self.isFromMirror = isFromMirror
+        self.failedSources = failedSources
     }
 }
 

@@ -508,7 +508,14 @@ package final class Download {
         return FileResult(
             path: entry.path, size: entry.size, action: action, outcome: outcome, attempts: group?.attempts ?? attempts,
             transferred: group?.transferred ?? transferred, source: isCommitted ? sources[urlIndex] : nil,
-            isFromMirror: isCommitted && urlIndex > 0)
+            isFromMirror: isCommitted && urlIndex > 0, failedSources: failedOrigins)
+    }
+
+    /// The origins of the sources that failed this file, each once, in the order asked.
+    private var failedOrigins: [String] {
+        var origins: [String] = []
+        for index in seen.keys.sorted() where !origins.contains(sources[index].origin) { origins.append(sources[index].origin) }
+        return origins
     }
 
     /// Keeps the bytes for the next run (the record says which file and version

@@ -64,8 +64,8 @@ import TestSupport
         #expect(refused.value("assetsync_last_success_time_seconds") == end)
     }
 
-    /// With the primary down, the mirror serves every file: counted under its base, and remembered as
-    /// the last time it succeeded, which the next run (with nothing to fetch) carries forward.
+    /// With the primary down, the mirror serves every file: each source's files and failures are
+    /// counted under its base, and when it last served and last failed is carried by the next run.
     @Test func theSourcesThatServedFilesAreCountedAndRemembered() throws {
         let mirror = try FaultServer()
         defer { mirror.stop() }
@@ -75,7 +75,7 @@ import TestSupport
         for (index, path) in paths.enumerated() { mirror.route(path, .serve(PullMirrorTests.resource(UInt64(index + 1)))) }
         let metricsPath = sandbox.root.path + "/assetsync.prom"
 
-        let first = try sandbox.pull(["--retries", "0", "--metrics-file", metricsPath])
+        let first = try sandbox.pull(["--jobs", "1", "--retries", "0", "--metrics-file", metricsPath])
         #expect(first.status == 0, "\(first.stderr)")
         let served = try Self.read(metricsPath)
         let end = try #require(served.value("assetsync_last_run_end_time_seconds"))
@@ -85,12 +85,17 @@ import TestSupport
         #expect(served.value("assetsync_last_run_source_files", ["source": down]) == nil)
         #expect(served.value("assetsync_source_last_success_time_seconds", ["source": mirror.baseURL]) == end)
         #expect(served.value("assetsync_source_last_success_time_seconds", ["source": down]) == nil)
+        // The primary failed the first file; marked bad, it was not asked for the second.
+        #expect(served.value("assetsync_last_run_source_failures", ["source": down]) == 1)
+        #expect(served.value("assetsync_source_last_failure_time_seconds", ["source": down]) == end)
+        #expect(served.value("assetsync_last_run_source_failures", ["source": mirror.baseURL]) == nil)
 
         let second = try sandbox.pull(["--metrics-file", metricsPath])
         #expect(second.status == 0, "\(second.stderr)")
         let idle = try Self.read(metricsPath)
         #expect(idle.value("assetsync_last_run_source_files", ["source": mirror.baseURL]) == nil)
         #expect(idle.value("assetsync_source_last_success_time_seconds", ["source": mirror.baseURL]) == end)
+        #expect(idle.value("assetsync_source_last_failure_time_seconds", ["source": down]) == end)
         #expect(idle.value("assetsync_last_success_time_seconds")! > end)
     }
 
