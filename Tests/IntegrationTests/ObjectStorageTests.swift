@@ -73,7 +73,9 @@ struct ObjectStorageTests {
         let resumed = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(try sandbox.cached() == sandbox.expected)
-        let log = store.front.settledAccessLog()
+        // The killed pull's request may be logged after the clear, when nginx notices its client left:
+        // the resume is the one request with a Range.
+        let log = store.front.settledAccessLog().filter { $0.range != nil }
         #expect(log.count == 1, "\(log.map(\.raw))")
         if let request = log.first, let range = request.range {
             let from = Int(range.dropFirst("bytes=".count).dropLast())
@@ -109,7 +111,7 @@ struct ObjectStorageTests {
             "a resume of version \(object.etag) was answered with version \(replaced.etag) (the server ignores If-Range); restarting from zero"),
             "\(resumed.stderr)")
         #expect(sandbox.finalContent("a.bin") == nil)
-        let log = store.front.settledAccessLog()
-        #expect(log.first?.ifRange == object.etag && log.first?.status == 206, "\(log.map(\.raw))")
+        let resumes = store.front.settledAccessLog().filter { $0.ifRange != nil }
+        #expect(resumes.count == 1 && resumes[0].ifRange == object.etag && resumes[0].status == 206, "\(resumes.map(\.raw))")
     }
 }
