@@ -78,17 +78,21 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# start_nginx DOCROOT [DIRECTIVES]: a private nginx (its config, pid and logs in a
-# temporary directory) serving DOCROOT on a free 127.0.0.1 port with sendfile and
-# 2 workers; DIRECTIVES (such as "autoindex on;", or a log_format and another
-# access_log) go into its http block. Run as root, its workers run as root too:
-# as 'nobody' they could not read a checkout under a private (0700) directory
+# start_nginx DOCROOT [DIRECTIVES] [SERVER]: a private nginx (its config, pid and logs
+# in a temporary directory) serving DOCROOT on a free 127.0.0.1 port with sendfile
+# and 2 workers; DIRECTIVES (such as "autoindex on;", or a log_format and another
+# access_log) go into its http block, SERVER (default "root DOCROOT;", such as a
+# proxying location) into its server block. Run as root, its workers run as root
+# too: as 'nobody' they could not read a checkout under a private (0700) directory
 # such as root's home or a mktemp -d. Sets $port, $base (its URL, ending in /),
-# $nginx_dir and $access_log; a trap stops it on any exit, Ctrl-C included.
+# $nginx_dir and $access_log; a trap stops it, and any other started, on any
+# exit, Ctrl-C included.
 nginx_dir=""
+nginx_dirs=()
 start_nginx() {
-    local docroot=$1 directives=${2:-} user_line=""
+    local directives=${2:-} server=${3:-"root $1;"} user_line=""
     nginx_dir=$(mktemp -d)
+    nginx_dirs+=("$nginx_dir")
     trap stop_nginx EXIT
     trap 'stop_nginx; exit 130' INT
     trap 'stop_nginx; exit 143' TERM
@@ -108,7 +112,7 @@ http {
     client_body_temp_path $nginx_dir/tmp; proxy_temp_path $nginx_dir/tmp; fastcgi_temp_path $nginx_dir/tmp;
     uwsgi_temp_path $nginx_dir/tmp; scgi_temp_path $nginx_dir/tmp;
     $directives
-    server { listen 127.0.0.1:$port; root $docroot; }
+    server { listen 127.0.0.1:$port; $server }
 }
 CONF
     nginx -c "$nginx_dir/nginx.conf"
@@ -149,17 +153,20 @@ nginx_failed() {  # WHAT
     exit 1
 }
 
-# stop_nginx: stops the private nginx (waiting for its master to exit) and removes its directory.
+# stop_nginx: stops every private nginx started (waiting for each master to exit)
+# and removes their directories.
 stop_nginx() {
-    [[ -n $nginx_dir ]] || return 0
-    if [[ -f $nginx_dir/nginx.pid ]]; then
-        local pid _
-        pid=$(cat "$nginx_dir/nginx.pid")
-        if kill "$pid" 2>/dev/null; then
-            for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    local dir pid _
+    for dir in "${nginx_dirs[@]}"; do
+        if [[ -f $dir/nginx.pid ]]; then
+            pid=$(cat "$dir/nginx.pid")
+            if kill "$pid" 2>/dev/null; then
+                for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+            fi
         fi
-    fi
-    rm -rf "$nginx_dir"
+        rm -rf "$dir"
+    done
+    nginx_dirs=()
     nginx_dir=""
 }
 

@@ -42,59 +42,17 @@ if [[ $(find "$data" -name '*.bin' -size "${size}c" 2>/dev/null | wc -l) != "$co
 fi
 
 # ---------------------------------------------------------------- two nginx: origin and site cache
-servers=()
-stop_servers() {
-    local dir
-    for dir in "${servers[@]}"; do
-        [[ -f $dir/nginx.pid ]] && kill "$(cat "$dir/nginx.pid")" 2>/dev/null || true
-    done
-    sleep 0.3
-    for dir in "${servers[@]}"; do rm -rf "$dir"; done
-    servers=()
-}
-trap stop_servers EXIT
-trap 'stop_servers; exit 130' INT
+# Each logs the body bytes of its responses (a log of its own, beside the default one).
+bytes_log() { echo "log_format bytes '\$body_bytes_sent \$status \"\$http_range\" \$request_uri'; access_log $out/$1.log bytes;"; }
+served_bytes() { awk '{ s += $1 } END { printf "%.0f", s }' "$out/$1.log"; }  # not %d: mawk caps it at 2^31-1
+: >"$out/origin.log"
+: >"$out/cache.log"
 
-# start_server LOCATION_BLOCK [HTTP_DIRECTIVES]: an nginx on a free port whose access log records
-# each response's body bytes; sets $server_dir and $server_url.
-start_server() {
-    local location=$1 directives=${2:-} port user_line=""
-    server_dir=$(mktemp -d)
-    servers+=("$server_dir")
-    port=$(free_port)
-    server_url="http://127.0.0.1:$port/"
-    [[ $(id -u) == 0 ]] && user_line="user root;"
-    mkdir -p "$server_dir/tmp" "$server_dir/cache"
-    cat >"$server_dir/nginx.conf" <<CONF
-$user_line
-worker_processes 2;
-pid $server_dir/nginx.pid;
-error_log $server_dir/error.log;
-events { worker_connections 4096; }
-http {
-    log_format bytes '\$body_bytes_sent \$status "\$http_range" \$request_uri';
-    access_log $server_dir/access.log bytes;
-    sendfile on;
-    keepalive_requests 100000;
-    client_body_temp_path $server_dir/tmp; proxy_temp_path $server_dir/tmp; fastcgi_temp_path $server_dir/tmp;
-    uwsgi_temp_path $server_dir/tmp; scgi_temp_path $server_dir/tmp;
-    $directives
-    server { listen 127.0.0.1:$port; $location }
-}
-CONF
-    nginx -c "$server_dir/nginx.conf"
-    local _
-    for _ in $(seq 50); do curl -s -o /dev/null "$server_url" && return 0; sleep 0.1; done
-    echo "error: nginx did not start (see $server_dir/error.log)" >&2
-    exit 1
-}
-
-served_bytes() { awk '{ s += $1 } END { printf "%.0f", s }' "$1/access.log"; }  # not %d: mawk caps it at 2^31-1
-
-start_server "root $data;"
-origin_dir=$server_dir
-origin_url=$server_url
-start_server "location / {
+start_nginx "$data" "$(bytes_log origin) keepalive_requests 100000;"
+origin_url=$base
+start_nginx "$data" "$(bytes_log cache) keepalive_requests 100000;
+    proxy_cache_path $out/cache-store levels=1:2 keys_zone=assets:16m max_size=$((set_bytes * 2)) inactive=1d use_temp_path=off;" \
+    "location / {
         slice 1m;
         proxy_cache assets;
         proxy_cache_key \$uri\$is_args\$args\$slice_range;
@@ -107,9 +65,8 @@ start_server "location / {
         proxy_cache_lock_timeout 5m;
         proxy_cache_bypass \$http_cache_control \$http_pragma;
         proxy_pass ${origin_url%/};
-    }" "proxy_cache_path $out/cache-store levels=1:2 keys_zone=assets:16m max_size=$((set_bytes * 2)) inactive=1d use_temp_path=off;"
-cache_dir=$server_dir
-cache_url=$server_url
+    }"
+cache_url=$base
 
 # ---------------------------------------------------------------- the agents
 # run_fleet NAME BASE: AGENTS pulls at once into fresh DESTs; prints the scenario's line.
@@ -118,7 +75,7 @@ run_fleet() {
     "$binary" manifest "$data" --base "$url" --output "$manifest" >/dev/null 2>&1
     rm -rf "$out/dest-"*
     sync
-    origin_before=$(served_bytes "$origin_dir")
+    origin_before=$(served_bytes origin)
     start=${EPOCHREALTIME/./}
     for i in $(seq 1 "$agents"); do
         /usr/bin/time -f '%e' -o "$out/wall-$i" \
@@ -132,7 +89,7 @@ run_fleet() {
     done
     end=${EPOCHREALTIME/./}
     sleep 0.5  # nginx writes a request's log line as it finishes
-    origin_after=$(served_bytes "$origin_dir")
+    origin_after=$(served_bytes origin)
     for i in $(seq 1 "$agents"); do walls+=("$(awk '{ printf "%d", $1 * 1e6 }' "$out/wall-$i" 2>/dev/null || echo ERR)"); done
     local origin=$((origin_after - origin_before))
     printf '| %s | %s | %s | %s (%s–%s) | %s |\n' "$name" "$(mb "$origin")" "$(ratio "$origin" "$set_bytes")" \
