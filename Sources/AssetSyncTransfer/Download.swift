@@ -382,6 +382,9 @@ package final class Download {
         case _ where RetryPolicy.isFinal(code):
             return nextURL(
                 Failure(isLocal: false, reason: detail, httpStatus: status == 0 ? nil : status, url: currentURL), marksSource: true)
+        case _ where RetryPolicy.isUnreachable(code) && nextSourceIndex() != nil:
+            // Another source has the same bytes: go there now rather than after the backoff of every retry.
+            return nextURL(Failure(isLocal: false, reason: detail, url: currentURL), marksSource: true)
         default:
             return transient(detail, status: status == 0 ? nil : status)
         }

@@ -26,6 +26,12 @@ struct RetryPolicy {
         }
     }
 
+    /// Whether a libcurl error says the server cannot be reached at all (no address, nothing
+    /// listening): worth asking again when there is no other source, not before trying one.
+    static func isUnreachable(_ code: CURLcode) -> Bool {
+        code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST
+    }
+
     /// The wait before retry number `retry` (1 for the first), at least what `Retry-After` asked for.
     func delay(beforeRetry retry: Int, retryAfter: Double?) -> Double {
         let exponential = min(maximumDelay, baseDelay * Double(1 << min(retry - 1, 20)))

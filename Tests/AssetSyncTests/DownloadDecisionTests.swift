@@ -206,6 +206,16 @@ import Testing
         #expect(tooLarge.summary == "done: \(FileResult.Outcome.failed(failure))")
     }
 
+    @Test("a server that cannot be reached is left at once for another source, and retried with backoff when it is the only one")
+    func unreachableSource() {
+        for code in [CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST] {
+            let withMirror = download(MemorySink(expected: Self.file), urls: [Self.url, Self.mirror]).play([], code: code)
+            #expect(withMirror.summary.hasPrefix("retry: ") && withMirror.summary.hasSuffix("; trying mirror 1") && withMirror.delay == 0)
+            let alone = download(MemorySink(expected: Self.file), baseDelay: 0.01).play([], code: code)
+            #expect(alone.summary.hasPrefix("retry: ") && !alone.summary.contains("mirror") && (alone.delay ?? 0) > 0)
+        }
+    }
+
     @Test("item 5: a file below the resume threshold saves no record, a retry within the run still resumes, and a stop drops its bytes")
     func smallFileKeepsNoRecord() {
         let sink = MemorySink(expected: Self.file)
