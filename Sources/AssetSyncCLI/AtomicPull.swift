@@ -53,6 +53,11 @@ package struct AtomicPull {
 
     /// Opens DEST's generation store, or tells why not.
     static func openStore(_ dest: String, console: Console, checkingFirst: () throws(ExitStatus) -> Void) throws(ExitStatus) -> GenerationStore {
+        if case .failure(let problem) = GenerationStore.locate(dest) {
+            try checkingFirst()
+            console.err("Error: --dest \(QuotedValue.quote(dest)): \(problem.message).\n")
+            throw ExitStatus(problem.kind)
+        }
         do {
             return try GenerationStore(dest: dest)
         } catch {
