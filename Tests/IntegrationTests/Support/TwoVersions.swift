@@ -38,7 +38,9 @@ struct TwoVersions {
 
     /// Which version the files under `directory` are, all of them: nil when they mix versions, a file
     /// matches neither, or one is missing or extra.
-    func version(of files: [String: Data]) -> Int? {
+    func version(of files: [String: Data]) -> Int? { Self.version(of: files, in: contents) }
+
+    static func version(of files: [String: Data], in contents: [[String: Data]]) -> Int? {
         contents.firstIndex { $0 == files }
     }
 
@@ -47,12 +49,14 @@ struct TwoVersions {
 
     /// Every file under DEST through one descriptor of DEST opened once, as a careful consumer reads
     /// a set: the names and bytes all come from the one generation that descriptor holds.
-    func readThroughOneOpen() -> [String: Data]? {
-        let fd = open(sandbox.dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    func readThroughOneOpen() -> [String: Data]? { Self.readSet(sandbox.dest, paths: Array(contents[0].keys)) }
+
+    static func readSet(_ dest: String, paths: [String]) -> [String: Data]? {
+        let fd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var files: [String: Data] = [:]
-        for path in contents[0].keys {
+        for path in paths {
             let file = openat(fd, path, O_RDONLY | O_CLOEXEC)
             guard file >= 0 else { return nil }
             defer { close(file) }
