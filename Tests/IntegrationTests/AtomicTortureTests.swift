@@ -61,7 +61,7 @@ import TestSupport
             statuses.append(try AssetSyncBinary.run(["pull", versions.manifests[index % 2], "--dest", dest]).status)
         }
         let seen = reader.finish()
-        print("torture: atomic reader: \(pulls) pulls, passes per version \(seen.byVersion), \(seen.problems.count) mixed")
+        print("torture: atomic reader: \(pulls) cases (pulls), passes per version \(seen.byVersion), \(seen.problems.count) mixed")
         #expect(statuses.allSatisfy { $0 == 0 }, "\(statuses)")
         #expect(seen.problems.isEmpty, "\(seen.problems)")
         #expect(seen.byVersion.allSatisfy { $0 > 0 }, "the reader saw both versions: \(seen.byVersion)")
