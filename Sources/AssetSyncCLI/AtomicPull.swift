@@ -71,7 +71,7 @@ package struct AtomicPull {
     package func build(console: Console) throws(ExitStatus) -> CacheRoot {
         let path: String
         do {
-            path = try store.prepareBuild()
+            path = try store.prepareBuild(keep: keep)
         } catch {
             console.err("Error: cannot prepare the next generation of \(store.destPath): \(error.description).\n")
             throw ExitStatus(error.kind)

@@ -13,6 +13,7 @@ import Glibc
 /// DEST.assetsync/gen-000006/             an older generation, kept for `rollback` (`--keep`)
 /// DEST.assetsync/next/                   the generation being built; an interrupted pull leaves it,
 ///                                        with its partials, and the next run resumes it
+/// DEST.assetsync/recycle/                a generation beyond `--keep` being made into `next/`
 /// ```
 /// Each generation is a whole cache directory with its own `.assetsync/state`: its records name the
 /// inodes of its own files, which are the current generation's (hard links) until a file changes.
@@ -28,6 +29,8 @@ public final class GenerationStore {
     static let suffix = ".assetsync"
     static let modeFileName = "generations"
     package static let buildName = "next"
+    /// A generation beyond `--keep` being made the next one; an interrupted run's is finished by the next.
+    static let recycleName = "recycle"
     static let generationPrefix = "gen-"
     /// The temporary name of the symlink that will replace DEST, in the store.
     static let linkName = "link.tmp"
@@ -104,35 +107,60 @@ public final class GenerationStore {
             .map(\.name).sorted { Self.number(of: $0)! < Self.number(of: $1)! }
     }
 
-    /// Prepares `next/`, the generation this pull builds: a directory holding a hard link to every file
-    /// of the current generation (or of plain DEST, the first time) and its state index, so that unchanged
-    /// files stay current without being read. A `next/` an interrupted pull left is resumed as it is, its
-    /// partials included. Returns its path, for a `CacheRoot`.
-    public func prepareBuild() throws(SystemError) -> String {
+    /// Prepares `next/`, the generation this pull builds: the same tree as the current generation (or
+    /// plain DEST, the first time), every file a hard link to the current one's, with its state index, so
+    /// that unchanged files stay current without being read. A `next/` an interrupted pull left is
+    /// resumed as it is, its partials and what it committed included. Otherwise the generation that
+    /// publishing would prune (beyond `keep`) is recycled when no run holds it: renamed to `recycle/`
+    /// and made the current tree by relinking only the names whose inode differs, which costs two
+    /// directory reads per directory where linking a new tree costs a `linkat` per file (and pruning the
+    /// old one an `unlinkat` per file). Returns the path of `next/`, for a `CacheRoot`.
+    public func prepareBuild(keep: Int) throws(SystemError) -> String {
         let display = root.path + "/" + Self.buildName
-        if mkdirat(root.fd, Self.buildName, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display) }
+        var status = stat()
+        let resuming = fstatat(root.fd, Self.buildName, &status, AT_SYMLINK_NOFOLLOW) == 0
+        if !resuming, fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) != 0 { try recycle(keep: keep) }
+        let recycling = !resuming && fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) == 0
+        let name = recycling ? Self.recycleName : Self.buildName
+        if !recycling, mkdirat(root.fd, Self.buildName, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display) }
         let source = openat(parentFD, destName, O_RDONLY | O_DIRECTORY | O_CLOEXEC)  // DEST, through its link
         guard source >= 0 else {
             if errno == ENOENT { return display }  // the first pull of a new DEST starts empty
             throw SystemError("open", path: destPath)
         }
         defer { close(source) }
-        let build = openat(root.fd, Self.buildName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard build >= 0 else { throw SystemError("open", path: display) }
+        let build = openat(root.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard build >= 0 else { throw SystemError("open", path: root.path + "/" + name) }
         defer { close(build) }
-        _ = try DirectoryTree.link(from: source, to: build, skipping: [CacheRoot.metadataName], display: display)
+        _ = try DirectoryTree.link(from: source, to: build, skipping: [CacheRoot.metadataName], mirroring: recycling, display: display)
+        try linkState(from: source, to: build, replacing: recycling, display: display)
+        if recycling, renameat(root.fd, Self.recycleName, root.fd, Self.buildName) != 0 { throw SystemError("rename", path: display) }
+        return display
+    }
+
+    /// Renames the newest generation that publishing would prune to `recycle/`, when no run holds its lock.
+    private func recycle(keep: Int) throws(SystemError) {
+        guard let candidate = try prunable(keep: keep - 1).last(where: { Self.number(of: $0)! < (current().flatMap(Self.number(of:)) ?? 0) }),
+              let lock = try? CacheLock(root: CacheRoot(resolvedPath: root.path + "/" + candidate), wait: 0) else { return }
+        try withExtendedLifetime(lock) { () throws(SystemError) in
+            guard renameat(root.fd, candidate, root.fd, Self.recycleName) == 0 else { throw SystemError("rename", path: root.path + "/" + candidate) }
+        }
+    }
+
+    /// Links the state index of `source` into `build`; the state is only ever replaced under a fresh
+    /// name, so a link shares nothing that is written. With `replacing`, an index already there goes first.
+    private func linkState(from source: Int32, to build: Int32, replacing: Bool, display: String) throws(SystemError) {
         if mkdirat(build, CacheRoot.metadataName, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display + "/.assetsync") }
         let metadata = openat(source, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard metadata >= 0 else { return display }
+        guard metadata >= 0 else { return }
         defer { close(metadata) }
         let into = openat(build, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard into >= 0 else { throw SystemError("open", path: display + "/.assetsync") }
         defer { close(into) }
-        // The state is only ever replaced under a fresh name, so a link shares nothing that is written.
+        if replacing { unlinkat(into, StateIndex.fileName, 0) }
         if linkat(metadata, StateIndex.fileName, into, StateIndex.fileName, 0) != 0, errno != EEXIST, errno != ENOENT {
             throw SystemError("link", path: display + "/.assetsync/state")
         }
-        return display
     }
 
     /// Publishes the built generation: the whole file system synced (its files, directories and links),
@@ -163,16 +191,20 @@ public final class GenerationStore {
     /// Removes the generations beyond `keep` (the current one and the `keep - 1` before it stay), each
     /// only when no run holds its lock. Returns those removed.
     public func prune(keep: Int) throws(SystemError) -> [String] {
-        guard let current = current(), let number = Self.number(of: current) else { return [] }
-        let older = try generations().filter { Self.number(of: $0)! < number }
-        let newer = try generations().filter { Self.number(of: $0)! > number }
         var removed: [String] = []
-        for name in older.dropLast(max(0, keep - 1)) + newer {
+        for name in try prunable(keep: keep) {
             guard let lock = try? CacheLock(root: CacheRoot(resolvedPath: root.path + "/" + name), wait: 0) else { continue }
             try withExtendedLifetime(lock) { () throws(SystemError) in try DirectoryTree.remove(name, in: root.fd, display: root.path) }
             removed.append(name)
         }
         return removed
+    }
+
+    /// The generations beyond `keep`, oldest first: all but the current one and the `keep - 1` before it.
+    private func prunable(keep: Int) throws(SystemError) -> [String] {
+        guard let current = current(), let number = Self.number(of: current) else { return [] }
+        let all = try generations()
+        return all.filter { Self.number(of: $0)! < number }.dropLast(max(0, keep - 1)) + all.filter { Self.number(of: $0)! > number }
     }
 
     /// Makes DEST a plain directory again, holding every file of the current generation: the generation
@@ -182,8 +214,8 @@ public final class GenerationStore {
             try DirectoryTree.exchange(current, in: root.fd, with: destName, in: parentFD, display: destPath)
             _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
         }
-        for (name, _) in try DirectoryTree.entries(of: root.fd, display: root.path) where name != CacheRoot.metadataName {
-            try DirectoryTree.remove(name, in: root.fd, display: root.path)
+        for entry in try DirectoryTree.entries(of: root.fd, display: root.path) where entry.name != CacheRoot.metadataName {
+            try DirectoryTree.remove(entry.name, in: root.fd, display: root.path)
         }
         unlinkat(root.metadataFD, Self.modeFileName, 0)
         _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.metadataFD) }

@@ -6,11 +6,29 @@ import Glibc
 package enum DirectoryTree {
     /// Makes `destination` hold a hard link to every non-directory under `source` (symlinks are linked,
     /// never followed) and a directory for each directory, skipping the top-level names in `skipping`.
-    /// A name `destination` already holds is left as it is. Returns how many links were made.
-    package static func link(from source: Int32, to destination: Int32, skipping: Set<String> = [], display: String) throws(SystemError) -> Int {
+    /// A name `destination` already holds is kept as it is; with `mirroring`, it is kept only when it is
+    /// the same inode (as `getdents` tells, without a `stat`), else replaced by the link, and names
+    /// `source` lacks are removed, so that `destination` becomes the same tree. Returns the links made.
+    package static func link(
+        from source: Int32, to destination: Int32, skipping: Set<String> = [], mirroring: Bool = false, display: String
+    ) throws(SystemError) -> Int {
         var made = 0
-        for (name, isDirectory) in try entries(of: source, display: display) where !skipping.contains(name) {
-            guard isDirectory else {
+        let wanted = try entries(of: source, display: display).filter { !skipping.contains($0.name) }
+        var present: [String: Entry] = [:]
+        if mirroring {
+            let names = Set(wanted.map(\.name))
+            for entry in try entries(of: destination, display: display) where !skipping.contains(entry.name) {
+                if names.contains(entry.name) { present[entry.name] = entry } else { try remove(entry.name, in: destination, display: display) }
+            }
+        }
+        for entry in wanted {
+            let name = entry.name
+            if let old = present[name], old.isDirectory != entry.isDirectory || (!entry.isDirectory && old.inode != entry.inode) {
+                try remove(name, in: destination, display: display)
+            } else if present[name] != nil, !entry.isDirectory {
+                continue
+            }
+            guard entry.isDirectory else {
                 if linkat(source, name, destination, name, 0) == 0 {
                     made += 1
                 } else if errno != EEXIST {
@@ -26,7 +44,7 @@ package enum DirectoryTree {
             // Something other than a directory already holds the name in `destination`: it stays.
             guard into >= 0 else { continue }
             defer { close(into) }
-            made += try link(from: from, to: into, display: display + "/" + name)
+            made += try link(from: from, to: into, mirroring: mirroring, display: display + "/" + name)
         }
         return made
     }
@@ -40,8 +58,8 @@ package enum DirectoryTree {
         guard inner >= 0 else { throw SystemError("open", path: display + "/" + name) }
         var failure: SystemError?
         do throws(SystemError) {
-            for (entry, _) in try entries(of: inner, display: display + "/" + name) {
-                do throws(SystemError) { try remove(entry, in: inner, display: display + "/" + name) } catch { failure = failure ?? error }
+            for entry in try entries(of: inner, display: display + "/" + name) {
+                do throws(SystemError) { try remove(entry.name, in: inner, display: display + "/" + name) } catch { failure = failure ?? error }
             }
         } catch {
             failure = failure ?? error
@@ -57,8 +75,16 @@ package enum DirectoryTree {
         guard asc_rename_exchange(firstDirectory, first, secondDirectory, second) == 0 else { throw SystemError("renameat2", path: display) }
     }
 
-    /// The names in `directory` (but `.` and `..`), each with whether it is a directory (not a link to one).
-    package static func entries(of directory: Int32, display: String) throws(SystemError) -> [(name: String, isDirectory: Bool)] {
+    /// One name in a directory, as `getdents` tells it.
+    package struct Entry {
+        package let name: String
+        /// A directory, not a link to one.
+        package let isDirectory: Bool
+        package let inode: UInt64
+    }
+
+    /// The names in `directory` (but `.` and `..`).
+    package static func entries(of directory: Int32, display: String) throws(SystemError) -> [Entry] {
         let copy = dup(directory)
         guard copy >= 0, let stream = fdopendir(copy) else {
             if copy >= 0 { close(copy) }
@@ -66,7 +92,7 @@ package enum DirectoryTree {
         }
         defer { closedir(stream) }
         rewinddir(stream)
-        var names: [(String, Bool)] = []
+        var names: [Entry] = []
         while true {
             errno = 0
             guard let entry = readdir(stream) else {
@@ -80,7 +106,7 @@ package enum DirectoryTree {
                 var status = stat()
                 isDirectory = fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) == 0 && status.st_mode & S_IFMT == S_IFDIR
             }
-            names.append((name, isDirectory))
+            names.append(Entry(name: name, isDirectory: isDirectory, inode: UInt64(entry.pointee.d_ino)))
         }
     }
 }

@@ -39,11 +39,17 @@ import TestSupport
         #expect(Self.inode(dest + ".assetsync/gen-000001/set/f002.bin") != Self.inode(dest + ".assetsync/gen-000002/set/f002.bin"))
         // Only what changed was downloaded: the two unchanged files never.
         #expect(!versions.nginx.settledAccessLog().contains { $0.path.hasPrefix("/v2/set/f000") })
-        // A no-op pull is current from the state index (linked with the files) and reads nothing.
+        // A no-op pull is current from the state index (linked with the files) and reads nothing. It
+        // recycles gen-000001 (beyond --keep 2) into gen-000003: the same tree as gen-000002, no more.
+        try Data("stray".utf8).write(to: URL(fileURLWithPath: dest + ".assetsync/gen-000001/set/stray.bin"))
         let noop = try pull(1, ["--json"])
         #expect(noop.status == 0)
         #expect(noop.stdout.contains("\"current\":6"), "\(noop.stdout)")
         #expect(Self.generations(versions) == ["gen-000002", "gen-000003"])  // --keep 2 by default
+        #expect(try versions.sandbox.cached() == versions.contents[1])
+        for path in versions.contents[1].keys {
+            #expect(Self.inode(dest + ".assetsync/gen-000002/" + path) == Self.inode(dest + ".assetsync/gen-000003/" + path), "\(path)")
+        }
         #expect(try pull(0).status == 0)
         #expect(Self.generations(versions) == ["gen-000003", "gen-000004"])
         #expect(try AssetSyncBinary.run(["verify", versions.manifests[0], "--dest", dest]).status == 0)
