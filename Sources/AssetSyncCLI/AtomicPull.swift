@@ -30,11 +30,12 @@ package struct AtomicPull {
                 throw UsageError(message: "'--keep' goes with '--atomic'", command: command)
             }
         } catch {
-            try checkingFirst()
             throw CommandLineTool.usageFailure(error, console: console)
         }
         let atomic = arguments.flags.contains("--atomic") || (remembered != nil && !arguments.flags.contains("--no-atomic"))
         if remembered == nil, !atomic { return nil }
+        // The store and the next generation are made only for a manifest that can be pulled.
+        try checkingFirst()
         let store = try openStore(dest, console: console, checkingFirst: checkingFirst)
         let lock = try CommandSteps.lock(store.root, arguments, command: command, context: context, checkingFirst: checkingFirst)
         let keep = requested.map { Int($0) } ?? remembered ?? GenerationStore.defaultKeep

@@ -132,6 +132,16 @@ import TestSupport
         #expect(versions.link() == nil)
     }
 
+    @Test func aBadManifestMakesNoGenerationStore() throws {
+        let sandbox = try Sandbox()
+        let manifest = sandbox.root.path + "/bad.json"
+        try Data("{\"version\": 2, \"files\": []}".utf8).write(to: URL(fileURLWithPath: manifest))
+        let result = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest, "--atomic"])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dest + ".assetsync"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dest))
+    }
+
     @Test func keepGoesWithAtomicAndAtomicNeedsANamedDest() throws {
         let sandbox = try Sandbox()
         let manifest = try sandbox.writeManifest([], name: "empty.json")
