@@ -28,7 +28,7 @@ put = $(1) > $(DESTDIR)$(PREFIX)/$(2).new && chmod 0644 $(DESTDIR)$(PREFIX)/$(2)
 # A unit as installed: ExecStart= names the binary under PREFIX.
 UNIT_FOR_PREFIX := sed 's|/usr/local/bin/assetsync|$(PREFIX)/bin/assetsync|g'
 
-.PHONY: all deps build debug install install-built uninstall test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet fuzz sanitize torture soak clean
+.PHONY: all deps build debug install install-built uninstall test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet bench-atomic fuzz sanitize torture soak clean
 
 all: build
 
@@ -83,7 +83,7 @@ demo: build
 	demo/run.sh $(RELEASE_BIN)
 
 # bench-peers first: its report (docs/performance.md) is the table issue 10 asks for.
-bench: bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet
+bench: bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet bench-atomic
 
 bench-peers: build
 	bench/peers/run.sh $(RELEASE_BIN)
@@ -97,6 +97,9 @@ bench-pull: build
 bench-noop: build
 	bench/noop/run.sh $(RELEASE_BIN)
 
+bench-atomic: build
+	bench/atomic/run.sh $(RELEASE_BIN)
+
 bench-verify: build
 	bench/verify/run.sh $(RELEASE_BIN)
 
@@ -105,7 +108,8 @@ bench-fleet: build
 	bench/fleet/run.sh $(RELEASE_BIN)
 
 # Every K of every tortured syscall (TortureTests), then kill -9 at 100 random moments of a large pull
-# (KillTortureTests), with ASSETSYNC_TORTURE=1: prints the number of cases and every failure. Within 20 minutes here.
+# (KillTortureTests), 50 pulls under a reader and 100 kills of --atomic pulls (AtomicTortureTests), with
+# ASSETSYNC_TORTURE=1: prints the number of cases and every failure. Within 20 minutes here.
 torture: deps
 	swift build -c release --product assetsync $(LAYERS)
 	swift build --build-tests $(LAYERS)

@@ -20,6 +20,7 @@ package enum HelpText {
           plan                    Show what a pull would do, without downloading anything.
           verify                  Read every file of the manifest and prove it by its CRC-32.
           manifest                Describe a directory of files as a manifest.
+          rollback                Point an atomic cache directory back at its previous generation.
 
           See 'assetsync help <subcommand>' for detailed help.
 
@@ -75,13 +76,13 @@ package enum HelpText {
     package static let pull = CommandSpec(
         name: "pull",
         usage: "assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>] [--dry-run] [--quiet] [--json] "
-            + "[--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>] [--metrics-file <path>] " + NetworkOptions.usage,
+            + "[--atomic] [--no-atomic] [--keep <n>] [--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>] [--metrics-file <path>] " + NetworkOptions.usage,
         arguments: ["<manifest>"],
         valueOptions: [
             "--dest": "<dir>", "--jobs": "<n>", "--retries": "<n>", "--limit-rate": "<rate>", "--lock-wait": "<seconds>",
-            "--splay": "<seconds>", "--max-delete": "<n>", "--metrics-file": "<path>",
+            "--splay": "<seconds>", "--max-delete": "<n>", "--metrics-file": "<path>", "--keep": "<n>",
         ].merging(NetworkOptions.valueOptions) { own, _ in own },
-        flags: ["--verify", "--delete", "--dry-run", "--quiet", "--json"] + NetworkOptions.flags,
+        flags: ["--verify", "--delete", "--dry-run", "--quiet", "--json", "--atomic", "--no-atomic"] + NetworkOptions.flags,
         repeatable: NetworkOptions.repeatable,
         help: """
             OVERVIEW: Download what is missing or changed, verify it, and commit it atomically.
@@ -94,7 +95,7 @@ package enum HelpText {
             Interrupted downloads resume on the next run (Range + If-Range).
 
             USAGE: assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>]
-                                  [--dry-run] [--quiet] [--json]
+                                  [--dry-run] [--quiet] [--json] [--atomic] [--no-atomic] [--keep <n>]
                                   [--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>]
                                   [--metrics-file <path>] [--header <header> ...] [--netrc] [--auth-host <host> ...]
                                   [--cacert <file>] [--proxy <url>] [--speed-limit <rate>]
@@ -121,6 +122,15 @@ package enum HelpText {
               --json                  Also write one JSON object per line to standard output:
                                       plan, start, retry, restart, progress, done, failed, deleted,
                                       summary (see docs/events.md).
+              --atomic                Publish the whole set at once: DEST becomes a symlink to a
+                                      complete, proven generation in DEST.assetsync/, and a pull
+                                      builds the next one (unchanged files hard-linked) and swaps
+                                      the link only when every file is proven. Remembered: later
+                                      pulls stay atomic (see docs/atomicity.md).
+              --no-atomic             Make an atomic DEST a plain directory again, keeping every
+                                      file of its current generation, then pull as usual.
+              --keep <n>              With --atomic: generations to keep, the current one
+                                      included, for 'assetsync rollback'. (default: 2)
               --limit-rate <rate>     Bytes per second for the whole run, such as 500K, 20M or 1G,
                                       shared by the transfers running at each moment.
               --lock-wait <seconds>   How long to wait for another run's lock on the cache
@@ -228,7 +238,41 @@ package enum HelpText {
 
             """)
 
-    package static let commands = [pull, plan, verify, manifest]
+    package static let rollback = CommandSpec(
+        name: "rollback",
+        usage: "assetsync rollback [--dest <dir>] [--lock-wait <seconds>]",
+        arguments: [],
+        valueOptions: ["--dest": "<dir>", "--lock-wait": "<seconds>"],
+        flags: [],
+        help: """
+            OVERVIEW: Point an atomic cache directory back at its previous generation.
+
+            For a cache directory pulled with --atomic: DEST is a symlink to a generation in
+            DEST.assetsync/, and the previous ones are kept (pull --keep). One rename of a new
+            symlink over DEST makes the previous generation the one readers see; the
+            generation a pull was building from the current one is dropped. Run it again to
+            go further back, while older generations are kept.
+
+            USAGE: assetsync rollback [--dest <dir>] [--lock-wait <seconds>]
+
+            OPTIONS:
+              --dest <dir>            The cache directory, named by its own name (the symlink).
+                                      (default: the current directory)
+              --lock-wait <seconds>   How long to wait for another run's lock on the cache
+                                      directory before exiting with status 4. (default: 0)
+              -h, --help              Show help information.
+
+            EXAMPLES:
+              assetsync rollback --dest /var/cache/assets
+
+            EXIT STATUS:
+              0 DEST shows the previous generation; 2 invalid command line, DEST is not atomic,
+              or there is no previous generation; 3 local I/O failure; 4 another run holds the
+              cache directory's lock.
+
+            """)
+
+    package static let commands = [pull, plan, verify, manifest, rollback]
 
     package static var version: String { "assetsync \(BuildInfo.version) (\(BuildInfo.libraries))\n" }
 }

@@ -46,9 +46,15 @@ package enum PullCommand {
         let input = context.input
         let local = CommandSteps.isURL(source) ? nil : BackgroundWork { CommandSteps.loadManifest(source, input: input) }
         let badManifestFirst = { () throws(ExitStatus) in if let local { _ = try CommandSteps.reported(local.value(), console: console) } }
-        let root = try CommandSteps.openCache(arguments, console: console, checkingFirst: badManifestFirst)
+        let atomic = try AtomicPull.open(arguments, command: command, context: context, checkingFirst: badManifestFirst)
+        let root: CacheRoot
+        if let atomic {
+            root = try atomic.build(console: console)
+        } else {
+            root = try CommandSteps.openCache(arguments, console: console, checkingFirst: badManifestFirst)
+        }
         let lock = try CommandSteps.lock(root, arguments, command: command, context: context, checkingFirst: badManifestFirst)
-        defer { withExtendedLifetime(lock) {} }
+        defer { withExtendedLifetime((lock, atomic)) {} }
         if waits.splay > 0, Splay.wait(upTo: waits.splay, stop: context.stop) { throw .interrupted }
         let walk = local.map { _ in CacheWalk(root) }
         let manifest: Manifest
@@ -91,7 +97,10 @@ package enum PullCommand {
             throw ExitStatus(error.kind)
         }
         metrics?.count(outcome)
-        let status = Self.status(of: outcome)
+        var status = Self.status(of: outcome)
+        if let atomic, status == .success {
+            do { try atomic.publish(root, console: console) } catch { status = error }
+        }
         reporter.summarize(outcome, seconds: context.clock() - started, exitCode: status.rawValue)
         // The events only accompany the work: a reader that closed stdout stopped them, not the pull.
         if status != .interrupted { try console.checkOutput("the JSON events", allowingClosedByReader: true) }

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 #include "CSystemShim.h"
 
@@ -14,3 +15,7 @@ int asc_openat_direct(int dirfd, const char *name, int flags) {
 }
 
 int asc_fallocate(int fd, int64_t offset, int64_t count) { return fallocate(fd, 0, offset, count); }
+
+int asc_rename_exchange(int olddirfd, const char *oldname, int newdirfd, const char *newname) {
+    return renameat2(olddirfd, oldname, newdirfd, newname, RENAME_EXCHANGE);
+}

@@ -80,7 +80,7 @@ import Testing
         #expect(proxy.summary == "Use this proxy.")
         #expect(page.entries(of: "OPTIONS").first { $0.label == "-h, --help" }?.names == ["-h", "--help"])
         let main = HelpPage(HelpText.main)
-        #expect(main.entries(of: "SUBCOMMANDS").map(\.label) == ["pull", "plan", "verify", "manifest"])
+        #expect(main.entries(of: "SUBCOMMANDS").map(\.label) == ["pull", "plan", "verify", "manifest", "rollback"])
         guard case .text(let see) = main.items(of: "SUBCOMMANDS").last else {
             Issue.record("the line after the subcommands is not read as text")
             return

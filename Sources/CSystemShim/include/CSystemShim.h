@@ -17,4 +17,7 @@ int asc_openat_direct(int dirfd, const char *name, int flags);
 /// fallocate(2) with mode 0: reserve blocks for `count` bytes from `offset` (EOPNOTSUPP where the file system cannot).
 int asc_fallocate(int fd, int64_t offset, int64_t count);
 
+/// renameat2(2) with RENAME_EXCHANGE: swap two names atomically (both must exist).
+int asc_rename_exchange(int olddirfd, const char *oldname, int newdirfd, const char *newname);
+
 #endif

@@ -1,0 +1,249 @@
+import AssetSyncModel
+public import AssetSyncSystem
+import Glibc
+
+/// `DEST.assetsync/`, beside DEST, for `pull --atomic`: DEST is a symlink to one complete, proven
+/// generation in it, and a pull builds the next one and publishes it by renaming a new symlink over DEST.
+///
+/// ```
+/// DEST -> DEST.assetsync/gen-000007      the published generation (a relative symlink)
+/// DEST.assetsync/.assetsync/lock         held by every pull, rollback and switch: it serializes runs
+///                                        across generations (each generation's own lock is held too)
+/// DEST.assetsync/.assetsync/generations  the mode record (`keep`): later runs stay atomic
+/// DEST.assetsync/gen-000006/             an older generation, kept for `rollback` (`--keep`)
+/// DEST.assetsync/next/                   the generation being built; an interrupted pull leaves it,
+///                                        with its partials, and the next run resumes it
+/// DEST.assetsync/recycle/                a generation beyond `--keep` being made into `next/`
+/// ```
+/// Each generation is a whole cache directory with its own `.assetsync/state`: its records name the
+/// inodes of its own files, which are the current generation's (hard links) until a file changes.
+public final class GenerationStore {
+    /// DEST's own name, in `parentFD`.
+    public let destName: String
+    /// The absolute path DEST was named by (the link, not its target).
+    public let destPath: String
+    /// `DEST.assetsync/` opened as a cache root: its `.assetsync/` holds the lock and the mode record.
+    public let root: CacheRoot
+    private let parentFD: Int32
+
+    static let suffix = ".assetsync"
+    static let modeFileName = "generations"
+    package static let buildName = "next"
+    /// A generation beyond `--keep` being made the next one; an interrupted run's is finished by the next.
+    static let recycleName = "recycle"
+    static let generationPrefix = "gen-"
+    /// The temporary name of the symlink that will replace DEST, in the store.
+    static let linkName = "link.tmp"
+    public static let defaultKeep = 2
+
+    /// Where the store of `dest` is: DEST's parent (resolved) and DEST's own name, never following DEST.
+    public static func locate(_ dest: String) -> Result<(parent: String, name: String), CacheDirectory.Problem> {
+        let trimmed = dest.count > 1 && dest.hasSuffix("/") ? String(dest.dropLast()) : dest
+        let name = String(PathName.split(trimmed).name)
+        guard name != ".", name != "..", name != "/", !name.isEmpty else {
+            return .failure(CacheDirectory.Problem(
+                message: "generations need DEST named by its own name (such as --dest ../assets), since DEST becomes a symlink",
+                kind: .invalidInput))
+        }
+        guard let parent = realpath(PathName.directory(of: trimmed), nil) else {
+            return .failure(CacheDirectory.Problem(message: "its parent directory does not exist", kind: .invalidInput))
+        }
+        defer { free(parent) }
+        return .success((String(cString: parent), name))
+    }
+
+    /// The number of generations to keep, when the store of `dest` records the atomic mode; nil when DEST is plain.
+    public static func rememberedKeep(_ dest: String) -> Int? {
+        guard case .success(let (parent, name)) = locate(dest) else { return nil }
+        let directory = parent + "/" + name + suffix + "/" + CacheRoot.metadataName
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard let bytes = (try? AtomicFile.read(modeFileName, in: fd, limit: 4096, display: directory)) ?? nil,
+              let fields = KeyValueRecord.decode(String(decoding: bytes, as: UTF8.self)) else { return nil }
+        return fields["keep"].flatMap { Int($0) }.map { max(1, $0) } ?? defaultKeep
+    }
+
+    /// Opens (creating when needed) the store beside `dest`, which may not exist yet.
+    public init(dest: String) throws(CacheError) {
+        let parent: String
+        switch Self.locate(dest) {
+        case .success(let located): (parent, destName) = (located.parent, located.name)
+        case .failure(let problem): throw .system(SystemError(problem.message, path: dest, code: EINVAL))
+        }
+        destPath = parent == "/" ? "/" + destName : parent + "/" + destName
+        parentFD = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard parentFD >= 0 else { throw .system(SystemError("open", path: parent)) }
+        do {
+            root = try CacheRoot(resolvedPath: destPath + Self.suffix)
+        } catch {
+            close(parentFD)
+            throw error
+        }
+    }
+
+    deinit { close(parentFD) }
+
+    /// Records the atomic mode and how many generations to keep, durably.
+    public func remember(keep: Int) throws(SystemError) {
+        let text = KeyValueRecord.encode([("keep", "\(keep)")])
+        try AtomicFile.replace(Self.modeFileName, in: root.metadataFD, stagingIn: root.partialFD, with: Array(text.utf8),
+            display: root.path + "/" + CacheRoot.metadataName)
+    }
+
+    /// The generation DEST points at (`gen-000007`), or nil when DEST is a plain directory or missing.
+    public func current() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlinkat(parentFD, destName, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let name = String(PathName.split(target).name)
+        return target == destName + Self.suffix + "/" + name && Self.number(of: name) != nil ? name : nil
+    }
+
+    /// The generations in the store, oldest first.
+    public func generations() throws(SystemError) -> [String] {
+        try DirectoryTree.entries(of: root.fd, display: root.path).filter { $0.isDirectory && Self.number(of: $0.name) != nil }
+            .map(\.name).sorted { Self.number(of: $0)! < Self.number(of: $1)! }
+    }
+
+    /// Prepares `next/`, the generation this pull builds: the same tree as the current generation (or
+    /// plain DEST, the first time), every file a hard link to the current one's, with its state index, so
+    /// that unchanged files stay current without being read. A `next/` an interrupted pull left is
+    /// resumed as it is, its partials and what it committed included. Otherwise the generation that
+    /// publishing would prune (beyond `keep`) is recycled when no run holds it: renamed to `recycle/`
+    /// and made the current tree by relinking only the names whose inode differs, which costs two
+    /// directory reads per directory where linking a new tree costs a `linkat` per file (and pruning the
+    /// old one an `unlinkat` per file). Returns the path of `next/`, for a `CacheRoot`.
+    public func prepareBuild(keep: Int) throws(SystemError) -> String {
+        let display = root.path + "/" + Self.buildName
+        var status = stat()
+        let resuming = fstatat(root.fd, Self.buildName, &status, AT_SYMLINK_NOFOLLOW) == 0
+        if !resuming, fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) != 0 { try recycle(keep: keep) }
+        let recycling = !resuming && fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) == 0
+        let name = recycling ? Self.recycleName : Self.buildName
+        if !recycling, mkdirat(root.fd, Self.buildName, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display) }
+        let source = openat(parentFD, destName, O_RDONLY | O_DIRECTORY | O_CLOEXEC)  // DEST, through its link
+        guard source >= 0 else {
+            if errno == ENOENT { return display }  // the first pull of a new DEST starts empty
+            throw SystemError("open", path: destPath)
+        }
+        defer { close(source) }
+        let build = openat(root.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard build >= 0 else { throw SystemError("open", path: root.path + "/" + name) }
+        defer { close(build) }
+        _ = try DirectoryTree.link(from: source, to: build, skipping: [CacheRoot.metadataName], mirroring: recycling, display: display)
+        try linkState(from: source, to: build, replacing: recycling, display: display)
+        if recycling, renameat(root.fd, Self.recycleName, root.fd, Self.buildName) != 0 { throw SystemError("rename", path: display) }
+        return display
+    }
+
+    /// Renames the newest generation that publishing would prune to `recycle/`, when no run holds its lock.
+    private func recycle(keep: Int) throws(SystemError) {
+        guard let candidate = try prunable(keep: keep - 1).last(where: { Self.number(of: $0)! < (current().flatMap(Self.number(of:)) ?? 0) }),
+              let lock = try? CacheLock(root: CacheRoot(resolvedPath: root.path + "/" + candidate), wait: 0) else { return }
+        try withExtendedLifetime(lock) { () throws(SystemError) in
+            guard renameat(root.fd, candidate, root.fd, Self.recycleName) == 0 else { throw SystemError("rename", path: root.path + "/" + candidate) }
+        }
+    }
+
+    /// Links the state index of `source` into `build`; the state is only ever replaced under a fresh
+    /// name, so a link shares nothing that is written. With `replacing`, an index already there goes first.
+    private func linkState(from source: Int32, to build: Int32, replacing: Bool, display: String) throws(SystemError) {
+        if mkdirat(build, CacheRoot.metadataName, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display + "/.assetsync") }
+        let metadata = openat(source, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard metadata >= 0 else { return }
+        defer { close(metadata) }
+        let into = openat(build, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard into >= 0 else { throw SystemError("open", path: display + "/.assetsync") }
+        defer { close(into) }
+        if replacing { unlinkat(into, StateIndex.fileName, 0) }
+        if linkat(metadata, StateIndex.fileName, into, StateIndex.fileName, 0) != 0, errno != EEXIST, errno != ENOENT {
+            throw SystemError("link", path: display + "/.assetsync/state")
+        }
+    }
+
+    /// Publishes the built generation: the whole file system synced (its files, directories and links),
+    /// `next/` renamed to the next `gen-NNNNNN` and the store synced, then a new symlink renamed over DEST
+    /// and DEST's parent synced. A DEST that is still a plain directory trades places with the symlink
+    /// in one step, and its tree (every file of which is linked in the generation) is removed.
+    /// Returns the generation's name.
+    public func publish(_ build: CacheRoot) throws(SystemError) -> String {
+        try FileDescriptor(build.fd, path: build.path).syncFileSystem()
+        let last = try generations().last.flatMap(Self.number(of:)) ?? 0
+        let name = Self.generationPrefix + String(repeating: "0", count: max(0, 6 - "\(last + 1)".count)) + "\(last + 1)"
+        guard renameat(root.fd, Self.buildName, root.fd, name) == 0 else { throw SystemError("rename", path: root.path + "/" + name) }
+        _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.fd) }
+        try point(at: name)
+        return name
+    }
+
+    /// Points DEST at the generation before the current one; the generation being built, made from
+    /// the current one, is dropped. Returns the generation now published, or nil when there is none before.
+    public func rollBack() throws(SystemError) -> String? {
+        guard let current = current(), let number = Self.number(of: current),
+              let previous = try generations().last(where: { Self.number(of: $0)! < number }) else { return nil }
+        try DirectoryTree.remove(Self.buildName, in: root.fd, display: root.path)
+        try point(at: previous)
+        return previous
+    }
+
+    /// Removes the generations beyond `keep` (the current one and the `keep - 1` before it stay), each
+    /// only when no run holds its lock. Returns those removed.
+    public func prune(keep: Int) throws(SystemError) -> [String] {
+        var removed: [String] = []
+        for name in try prunable(keep: keep) {
+            guard let lock = try? CacheLock(root: CacheRoot(resolvedPath: root.path + "/" + name), wait: 0) else { continue }
+            try withExtendedLifetime(lock) { () throws(SystemError) in try DirectoryTree.remove(name, in: root.fd, display: root.path) }
+            removed.append(name)
+        }
+        return removed
+    }
+
+    /// The generations beyond `keep`, oldest first: all but the current one and the `keep - 1` before it.
+    private func prunable(keep: Int) throws(SystemError) -> [String] {
+        guard let current = current(), let number = Self.number(of: current) else { return [] }
+        let all = try generations()
+        return all.filter { Self.number(of: $0)! < number }.dropLast(max(0, keep - 1)) + all.filter { Self.number(of: $0)! > number }
+    }
+
+    /// Makes DEST a plain directory again, holding every file of the current generation: the generation
+    /// and the symlink trade places in one step, then the store is removed.
+    public func makePlain() throws(SystemError) {
+        if let current = current() {
+            try DirectoryTree.exchange(current, in: root.fd, with: destName, in: parentFD, display: destPath)
+            _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
+        }
+        for entry in try DirectoryTree.entries(of: root.fd, display: root.path) where entry.name != CacheRoot.metadataName {
+            try DirectoryTree.remove(entry.name, in: root.fd, display: root.path)
+        }
+        unlinkat(root.metadataFD, Self.modeFileName, 0)
+        _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.metadataFD) }
+    }
+
+    /// Replaces DEST by a symlink to `generation` in one rename (one exchange when DEST is a directory),
+    /// then syncs DEST's parent.
+    private func point(at generation: String) throws(SystemError) {
+        unlinkat(root.fd, Self.linkName, 0)
+        guard symlinkat(destName + Self.suffix + "/" + generation, root.fd, Self.linkName) == 0 else {
+            throw SystemError("symlink", path: root.path + "/" + Self.linkName)
+        }
+        var status = stat()
+        if fstatat(parentFD, destName, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            try DirectoryTree.exchange(Self.linkName, in: root.fd, with: destName, in: parentFD, display: destPath)
+            _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
+            try DirectoryTree.remove(Self.linkName, in: root.fd, display: root.path)
+            return
+        }
+        guard renameat(root.fd, Self.linkName, parentFD, destName) == 0 else { throw SystemError("rename", path: destPath) }
+        _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
+    }
+
+    /// The number of `gen-NNNNNN`, or nil for any other name.
+    static func number(of name: String) -> Int? {
+        guard name.hasPrefix(generationPrefix) else { return nil }
+        let digits = name.dropFirst(generationPrefix.count)
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return nil }
+        return Int(digits)
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// `pull --atomic` against nginx (issue 13, item 1): DEST as a symlink to a complete generation,
+/// unchanged files hard-linked, nothing published by a failed pull, `--keep`, `rollback`, `--delete`,
+/// `plan` and `verify` in this mode, and the switch from a plain DEST and back.
+@Suite struct AtomicPullTests {
+    static func inode(_ path: String) -> ino_t? {
+        var status = stat()
+        return lstat(path, &status) == 0 ? status.st_ino : nil
+    }
+
+    static func generations(_ versions: TwoVersions) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: versions.sandbox.dest + ".assetsync")) ?? [])
+            .filter { $0.hasPrefix("gen-") }.sorted()
+    }
+
+    @Test func publishesGenerationsKeepsTwoAndRollsBack() throws {
+        let versions = try TwoVersions(count: 6, size: 3000, unchanged: 2)
+        defer { versions.nginx.stop() }
+        let dest = versions.sandbox.dest
+        func pull(_ version: Int, _ options: [String] = []) throws -> RunResult {
+            try AssetSyncBinary.run(["pull", versions.manifests[version], "--dest", dest] + options)
+        }
+        let first = try pull(0, ["--atomic"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(versions.link() == "dest.assetsync/gen-000001")
+        #expect(try versions.sandbox.cached() == versions.contents[0])
+        // The mode is remembered: a pull without --atomic builds and publishes the next generation.
+        let second = try pull(1)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(versions.link() == "dest.assetsync/gen-000002")
+        #expect(try versions.sandbox.cached() == versions.contents[1])
+        #expect(try versions.sandbox.cached(in: dest + ".assetsync/gen-000001") == versions.contents[0])
+        let unchanged = "set/f000.bin"
+        #expect(Self.inode(dest + ".assetsync/gen-000001/" + unchanged) == Self.inode(dest + ".assetsync/gen-000002/" + unchanged))
+        #expect(Self.inode(dest + ".assetsync/gen-000001/set/f002.bin") != Self.inode(dest + ".assetsync/gen-000002/set/f002.bin"))
+        // Only what changed was downloaded: the two unchanged files never.
+        #expect(!versions.nginx.settledAccessLog().contains { $0.path.hasPrefix("/v2/set/f000") })
+        // A no-op pull is current from the state index (linked with the files) and reads nothing. It
+        // recycles gen-000001 (beyond --keep 2) into gen-000003: the same tree as gen-000002, no more.
+        try Data("stray".utf8).write(to: URL(fileURLWithPath: dest + ".assetsync/gen-000001/set/stray.bin"))
+        let noop = try pull(1, ["--json"])
+        #expect(noop.status == 0)
+        #expect(noop.stdout.contains("\"current\":6"), "\(noop.stdout)")
+        #expect(Self.generations(versions) == ["gen-000002", "gen-000003"])  // --keep 2 by default
+        #expect(try versions.sandbox.cached() == versions.contents[1])
+        for path in versions.contents[1].keys {
+            #expect(Self.inode(dest + ".assetsync/gen-000002/" + path) == Self.inode(dest + ".assetsync/gen-000003/" + path), "\(path)")
+        }
+        #expect(try pull(0).status == 0)
+        #expect(Self.generations(versions) == ["gen-000003", "gen-000004"])
+        #expect(try AssetSyncBinary.run(["verify", versions.manifests[0], "--dest", dest]).status == 0)
+
+        let back = try AssetSyncBinary.run(["rollback", "--dest", dest])
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(versions.link() == "dest.assetsync/gen-000003")
+        #expect(try versions.sandbox.cached() == versions.contents[1])
+        #expect(try AssetSyncBinary.run(["verify", versions.manifests[1], "--dest", dest]).status == 0)
+        let plan = try AssetSyncBinary.run(["plan", versions.manifests[1], "--dest", dest])
+        #expect(plan.stdout.contains("6 current"), "\(plan.stdout)")
+        let none = try AssetSyncBinary.run(["rollback", "--dest", dest])
+        #expect(none.status == 2)
+        #expect(none.stderr.contains("has no generation before the current one"))
+        #expect(versions.link() == "dest.assetsync/gen-000003")
+    }
+
+    @Test func aFailedPullPublishesNothingAndTheNextResumesIt() throws {
+        let versions = try TwoVersions(count: 4, size: 3000)
+        defer { versions.nginx.stop() }
+        let dest = versions.sandbox.dest
+        #expect(try AssetSyncBinary.run(["pull", versions.manifests[0], "--dest", dest, "--atomic"]).status == 0)
+        let missing = versions.sandbox.served.path + "/v2/set/f002.bin"
+        let saved = try Data(contentsOf: URL(fileURLWithPath: missing))
+        try FileManager.default.removeItem(atPath: missing)
+        let failed = try AssetSyncBinary.run(["pull", versions.manifests[1], "--dest", dest, "--retries", "0"])
+        #expect(failed.status == 1, "\(failed.stderr)")
+        #expect(versions.link() == "dest.assetsync/gen-000001")
+        #expect(try versions.sandbox.cached() == versions.contents[0])
+        #expect(FileManager.default.fileExists(atPath: dest + ".assetsync/next/set/deep/f001.bin"))
+        try saved.write(to: URL(fileURLWithPath: missing))
+        versions.nginx.clearAccessLog()
+        let resumed = try AssetSyncBinary.run(["pull", versions.manifests[1], "--dest", dest])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(versions.link() == "dest.assetsync/gen-000002")
+        #expect(try versions.sandbox.cached() == versions.contents[1])
+        // The files the failed pull committed into the next generation were not fetched again.
+        #expect(versions.nginx.settledAccessLog().map(\.path) == ["/v2/set/f002.bin"])
+    }
+
+    @Test func deleteRemovesExtrasFromTheNewGenerationOnly() throws {
+        let versions = try TwoVersions(count: 2, size: 100)
+        defer { versions.nginx.stop() }
+        let dest = versions.sandbox.dest
+        #expect(try AssetSyncBinary.run(["pull", versions.manifests[0], "--dest", dest, "--atomic"]).status == 0)
+        try Data("extra".utf8).write(to: URL(fileURLWithPath: dest + "/extra.txt"))
+        let result = try AssetSyncBinary.run(["pull", versions.manifests[0], "--dest", dest, "--delete"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("deleted  extra.txt"))
+        #expect(!FileManager.default.fileExists(atPath: dest + "/extra.txt"))
+        #expect(FileManager.default.fileExists(atPath: dest + ".assetsync/gen-000001/extra.txt"))
+    }
+
+    @Test func switchingAPlainDestToAtomicAndBackKeepsEveryFile() throws {
+        let versions = try TwoVersions(count: 4, size: 1000)
+        defer { versions.nginx.stop() }
+        let dest = versions.sandbox.dest
+        #expect(try AssetSyncBinary.run(["pull", versions.manifests[0], "--dest", dest]).status == 0)
+        try FileManager.default.createDirectory(atPath: dest + "/mine", withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: dest + "/mine/notes.txt"))
+        try FileManager.default.createSymbolicLink(atPath: dest + "/mine/link", withDestinationPath: "/etc/hostname")
+        var expected = versions.contents[0]
+        expected["mine/notes.txt"] = Data("mine".utf8)
+        let before = versions.sandbox.finalFiles()
+        let atomic = try AssetSyncBinary.run(["pull", versions.manifests[0], "--dest", dest, "--atomic", "--json"])
+        #expect(atomic.status == 0, "\(atomic.stderr)")
+        #expect(atomic.stdout.contains("\"current\":4"), "\(atomic.stdout)")  // proven by the state index, not re-read
+        #expect(versions.link() == "dest.assetsync/gen-000001")
+        let after = versions.sandbox.finalFiles()
+        #expect(after.files == expected && after.others == before.others)
+        let plain = try AssetSyncBinary.run(["pull", versions.manifests[1], "--dest", dest, "--no-atomic"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(versions.link() == nil)
+        expected.merge(versions.contents[1]) { _, new in new }
+        let last = versions.sandbox.finalFiles()
+        #expect(last.files == expected && last.others == ["mine/link"])
+        #expect(Self.generations(versions).isEmpty)
+        // Plain again, and remembered so: the next pull leaves DEST a directory.
+        #expect(try AssetSyncBinary.run(["pull", versions.manifests[1], "--dest", dest]).status == 0)
+        #expect(versions.link() == nil)
+    }
+
+    @Test func aBadManifestMakesNoGenerationStore() throws {
+        let sandbox = try Sandbox()
+        let manifest = sandbox.root.path + "/bad.json"
+        try Data("{\"version\": 2, \"files\": []}".utf8).write(to: URL(fileURLWithPath: manifest))
+        let result = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest, "--atomic"])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dest + ".assetsync"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dest))
+    }
+
+    @Test func keepGoesWithAtomicAndAtomicNeedsANamedDest() throws {
+        let sandbox = try Sandbox()
+        let manifest = try sandbox.writeManifest([], name: "empty.json")
+        let keep = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest, "--keep", "3"])
+        #expect(keep.status == 2)
+        #expect(keep.stderr.hasPrefix("Error: '--keep' goes with '--atomic'\n"))
+        let both = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest, "--atomic", "--no-atomic"])
+        #expect(both.status == 2)
+        let dot = try AssetSyncBinary.run(["pull", manifest, "--atomic"], directory: sandbox.root.url)
+        #expect(dot.status == 2, "\(dot.stderr)")
+        #expect(dot.stderr.contains("DEST named by its own name"))
+        let rollback = try AssetSyncBinary.run(["rollback", "--dest", sandbox.dest])
+        #expect(rollback.status == 2)
+        #expect(rollback.stderr.contains("is not an atomic cache directory"))
+    }
+}
