@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <linux/fs.h>
 #include "CSystemShim.h"
 
 int asc_syncfs(int fd) { return syncfs(fd); }
@@ -14,3 +16,10 @@ int asc_openat_direct(int dirfd, const char *name, int flags) {
 }
 
 int asc_fallocate(int fd, int64_t offset, int64_t count) { return fallocate(fd, 0, offset, count); }
+
+int asc_clone_file(int destination, int source) { return ioctl(destination, FICLONE, source); }
+
+int64_t asc_copy_file_range(int source, int64_t source_offset, int destination, int64_t destination_offset, int64_t count) {
+    off_t in = source_offset, out = destination_offset;
+    return copy_file_range(source, &in, destination, &out, (size_t)count, 0);
+}

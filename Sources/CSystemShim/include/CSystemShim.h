@@ -17,4 +17,10 @@ int asc_openat_direct(int dirfd, const char *name, int flags);
 /// fallocate(2) with mode 0: reserve blocks for `count` bytes from `offset` (EOPNOTSUPP where the file system cannot).
 int asc_fallocate(int fd, int64_t offset, int64_t count);
 
+/// ioctl(2) FICLONE: make `destination` share `source`'s blocks (a reflink); EOPNOTSUPP, EXDEV or EINVAL where it cannot.
+int asc_clone_file(int destination, int source);
+
+/// copy_file_range(2) of up to `count` bytes between the given offsets, leaving both file positions alone.
+int64_t asc_copy_file_range(int source, int64_t source_offset, int destination, int64_t destination_offset, int64_t count);
+
 #endif
