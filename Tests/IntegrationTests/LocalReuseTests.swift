@@ -121,15 +121,17 @@ import TestSupport
     static let canMountXFS = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/mkfs.xfs")
 
     /// On a file system with reflinks, a renamed set is cloned: the free blocks stay as they were.
+    /// 256 MiB by default; `ASSETSYNC_REUSE_MIB` scales it as for the rename test.
     @Test(.enabled(if: canMountXFS, "needs root and mkfs.xfs (xfsprogs) to mount an XFS image with reflinks"))
     func onXFSARenameIsAClone() throws {
+        let totalMiB = ProcessInfo.processInfo.environment["ASSETSYNC_REUSE_MIB"].flatMap(Int.init) ?? 256
         let disk: ReflinkDisk
-        do { disk = try ReflinkDisk(megabytes: 1024) } catch {
+        do { disk = try ReflinkDisk(megabytes: 2 * totalMiB + 768) } catch {
             Issue.record("an XFS image could not be mounted on a loop device here: \(error)")
             return
         }
         let count = 8
-        let size = 32 << 20
+        let size = (totalMiB << 20) / count
         var served: [String: Data] = [:]
         for index in 0..<count { served["old/\(index).bin"] = PullNginxTests.random(size) }
         let sandbox = try Sandbox(serving: served)
