@@ -30,12 +30,18 @@ public final class ReuseSource: Sendable {
     /// Another assetsync cache (`--reuse-from DIR`), read through its `.assetsync/state` without
     /// locking or writing it: its records are only leads, never proof. Nil when `path` is not a
     /// directory that can be opened.
-    public init?(otherCacheAt path: String, recordsVouch: Bool = false) {
+    public convenience init?(otherCacheAt path: String) {
+        self.init(directory: path, index: StateIndex.load(cacheAt: path), recordsVouch: false)
+    }
+
+    /// Any directory whose files `index` records (such as the previous generation of DEST, whose
+    /// records vouch for its unchanged files as DEST's do); nil when `path` cannot be opened as a directory.
+    public init?(directory path: String, index: StateIndex, recordsVouch: Bool) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         self.path = path
         self.fd = fd
-        index = StateIndex.load(cacheAt: path)
+        self.index = index
         self.recordsVouch = recordsVouch
         isDestination = false
     }
