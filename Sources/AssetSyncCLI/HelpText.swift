@@ -76,14 +76,15 @@ package enum HelpText {
     package static let pull = CommandSpec(
         name: "pull",
         usage: "assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>] [--dry-run] [--quiet] [--json] "
-            + "[--atomic] [--no-atomic] [--keep <n>] [--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>] [--metrics-file <path>] " + NetworkOptions.usage,
+            + "[--atomic] [--no-atomic] [--keep <n>] [--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>] [--metrics-file <path>] "
+            + "[--reuse-from <dir> ...] " + NetworkOptions.usage,
         arguments: ["<manifest>"],
         valueOptions: [
             "--dest": "<dir>", "--jobs": "<n>", "--retries": "<n>", "--limit-rate": "<rate>", "--lock-wait": "<seconds>",
-            "--splay": "<seconds>", "--max-delete": "<n>", "--metrics-file": "<path>", "--keep": "<n>",
+            "--splay": "<seconds>", "--max-delete": "<n>", "--metrics-file": "<path>", "--keep": "<n>", "--reuse-from": "<dir>",
         ].merging(NetworkOptions.valueOptions) { own, _ in own },
         flags: ["--verify", "--delete", "--dry-run", "--quiet", "--json", "--atomic", "--no-atomic"] + NetworkOptions.flags,
-        repeatable: NetworkOptions.repeatable,
+        repeatable: NetworkOptions.repeatable.union(["--reuse-from"]),
         help: """
             OVERVIEW: Download what is missing or changed, verify it, and commit it atomically.
 
@@ -97,8 +98,8 @@ package enum HelpText {
             USAGE: assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>]
                                   [--dry-run] [--quiet] [--json] [--atomic] [--no-atomic] [--keep <n>]
                                   [--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>]
-                                  [--metrics-file <path>] [--header <header> ...] [--netrc] [--auth-host <host> ...]
-                                  [--cacert <file>] [--proxy <url>] [--speed-limit <rate>]
+                                  [--metrics-file <path>] [--reuse-from <dir> ...] [--header <header> ...] [--netrc]
+                                  [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>]
                                   [--speed-time <seconds>]
 
             ARGUMENTS:
@@ -140,6 +141,11 @@ package enum HelpText {
               --metrics-file <path>   When the pull ends, however it ends, replace this file with
                                       its metrics in Prometheus's text format (for node_exporter's
                                       textfile collector; see docs/fleet.md). Not with --dry-run.
+              --reuse-from <dir>      Another assetsync cache on this machine: a file its
+                                      .assetsync/state lists with an entry's size and CRC-32 is
+                                      copied (a reflink where the file system allows) instead of
+                                      downloaded, once the copy is proven. Repeatable. Files
+                                      renamed or moved inside the cache directory are always reused.
             \(NetworkOptions.help)
               -h, --help              Show help information.
 

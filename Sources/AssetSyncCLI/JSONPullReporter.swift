@@ -64,6 +64,8 @@ package final class JSONPullReporter: PullEvents {
             line.add("url", result.source?.url)
             line.add("mirror", result.source?.origin)
             line.add("primary", !result.isFromMirror)
+            line.add("reused_from", result.reusedFrom)
+            line.add("reused_bytes", result.reusedFrom == nil ? 0 : result.size)
             write(line.line)
         case .failed(let failure):
             var line = JSONLine(type: "failed")
@@ -113,6 +115,7 @@ package final class JSONPullReporter: PullEvents {
         line.add("interrupted", totals.interrupted)
         line.add("deleted", outcome.deletion.removed.count)
         line.add("bytes_transferred", totals.transferred)
+        line.add("bytes_reused", totals.reused)
         line.add("milliseconds", Int64((seconds * 1000).rounded()))
         line.add("exit_code", Int64(exitCode))
         write(line.line)

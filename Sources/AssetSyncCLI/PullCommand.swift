@@ -22,6 +22,19 @@ package enum PullCommand {
         if status != .success { throw status }
     }
 
+    /// The other caches named by `--reuse-from`, each opened once; one that is not a directory is a usage error.
+    private static func reuseSources(_ arguments: ParsedArguments, command: String, console: Console) throws(ExitStatus) -> [ReuseSource] {
+        var sources: [ReuseSource] = []
+        for path in arguments.values["--reuse-from"] ?? [] {
+            guard let source = ReuseSource(otherCacheAt: path) else {
+                throw CommandLineTool.usageFailure(
+                    UsageError(message: "'--reuse-from \(path)': not a directory that can be opened", command: command), console: console)
+            }
+            sources.append(source)
+        }
+        return sources
+    }
+
     private static func pull(
         _ arguments: ParsedArguments, command: String, context: CommandContext, metrics: MetricsFile?
     ) throws(ExitStatus) {
@@ -68,12 +81,13 @@ package enum PullCommand {
         } else {
             manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, context: context)
         }
+        let reuseFrom = try reuseSources(arguments, command: command, console: console)
         let reporter = context.pullReporters(quiet: arguments.flags.contains("--quiet"), json: arguments.flags.contains("--json"))
         let started = context.clock()
         let outcome: PullSession.Outcome
         do {
             outcome = try PullSession(manifest: manifest, root: root, options: options, events: reporter, stop: context.stop,
-                clock: context.clock)
+                clock: context.clock, reuseFrom: reuseFrom)
                 .run(verifyAll: arguments.flags.contains("--verify"), deleteUpTo: waits.deleteUpTo, walk: walk)
         } catch {
             switch error {

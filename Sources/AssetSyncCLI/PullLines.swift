@@ -19,6 +19,9 @@ package enum PullLines {
     package static func finished(_ result: FileResult) -> (text: String, isFailure: Bool)? {
         switch result.outcome {
         case .committed:
+            if let origin = result.reusedFrom {
+                return ("reused   \(QuotedValue.displayPath(result.path)) (\(ByteCount.human(result.size))) from \(QuotedValue.displayPath(origin))\n", false)
+            }
             let verb = result.action == .new ? "new     " : "updated "
             let mirror = result.isFromMirror ? result.source.map { " from mirror \(QuotedValue.escapingControls($0.url))" } ?? "" : ""
             return ("\(verb) \(QuotedValue.displayPath(result.path)) (\(ByteCount.human(result.size)))\(mirror)\n", false)
@@ -48,7 +51,9 @@ package enum PullLines {
         var line = "\(totals.new) new, \(totals.updated) updated, \(totals.current) current, \(totals.failures.count) failed"
         if totals.interrupted > 0 { line += ", \(totals.interrupted) interrupted" }
         if !outcome.deletion.removed.isEmpty { line += ", \(outcome.deletion.removed.count) deleted" }
-        line += "; \(ByteCount.human(totals.transferred)) transferred in \(ElapsedTime.format(seconds))"
+        line += "; \(ByteCount.human(totals.transferred)) transferred"
+        if totals.reused > 0 { line += ", \(ByteCount.human(totals.reused)) reused" }
+        line += " in \(ElapsedTime.format(seconds))"
         if totals.transferred > 0, seconds > 0 { line += " (\(ByteCount.human(Int64(Double(totals.transferred) / seconds)))/s)" }
         let allWell = totals.failures.isEmpty && totals.interrupted == 0 && outcome.deletion.failures.isEmpty
         var text = quiet && allWell ? "" : line + ".\n"
@@ -96,6 +101,8 @@ package struct PullTotals: Sendable {
     package var current = 0
     package var interrupted = 0
     package var transferred: Int64 = 0
+    /// Bytes of committed files copied from this machine instead of downloaded.
+    package var reused: Int64 = 0
     package var failures: [(path: String, failure: Failure)] = []
 
     package init(_ outcome: PullSession.Outcome) {
@@ -104,6 +111,7 @@ package struct PullTotals: Sendable {
             switch result.outcome {
             case .committed:
                 if result.action == .new { new += 1 } else { updated += 1 }
+                if result.reusedFrom != nil { reused += result.size }
             case .current: current += 1
             case .failed(let failure): failures.append((result.path, failure))
             case .interrupted: interrupted += 1

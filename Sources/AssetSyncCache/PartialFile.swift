@@ -180,6 +180,14 @@ package final class PartialFile {
         hasResumeRecord = true
     }
 
+    /// Takes the file's first `length` bytes, put there by other means than `append` (a clone, an
+    /// in-kernel copy), as written, with `crc` as their CRC-32: the caller proves that value.
+    package func adopt(length: Int64, crc: UInt32) {
+        offset = length
+        writebackStart = length
+        self.crc = CRC32(resumingFrom: crc)
+    }
+
     /// Removes the partial and its record for good, as after a final CRC mismatch.
     package func discard() {
         unlinkat(root.partialFD, partName, 0)

@@ -26,11 +26,16 @@ public struct FileResult: Sendable, Equatable {
     /// The origins (`DownloadSource.origin`) of the sources asked for this file that failed it, in
     /// the order asked; whatever the outcome (a file served by a mirror lists the primary here).
     public var failedSources: [String]
+    /// Where a committed file's bytes were copied from on this machine instead of downloaded (an old
+    /// path in DEST, or a file in another cache), as the user would name it; nil for a download.
+    public var reusedFrom: String?
 
     public init(
         path: String, size: Int64, action: SyncPlan.Action, outcome: Outcome, attempts: Int = 0, transferred: Int64 = 0,
-        source: DownloadSource? = nil, isFromMirror: Bool = false, failedSources: [String] = []
+        source: DownloadSource? = nil, isFromMirror: Bool = false, failedSources: [String] = [],
+        reusedFrom: String? = nil
     ) {
+        self.reusedFrom = reusedFrom
         self.path = path
         self.size = size
         self.action = action

@@ -18,11 +18,16 @@ public struct PullSession {
     public let clock: @Sendable () -> Double
     /// What carries the downloads: libcurl, or a fake in unit tests.
     let transport: any Transport
+    /// Directories besides DEST whose files may be copied instead of downloaded (`--reuse-from`, another
+    /// generation), searched in this order after DEST's own files.
+    public let reuseFrom: [ReuseSource]
 
     package init(
         manifest: Manifest, root: CacheRoot, options: TransferOptions, events: any PullEvents, stop: StopSource,
-        clock: @escaping @Sendable () -> Double = MonotonicClock.now, transport: any Transport = CurlTransport()
+        clock: @escaping @Sendable () -> Double = MonotonicClock.now, transport: any Transport = CurlTransport(),
+        reuseFrom: [ReuseSource] = []
     ) {
+        self.reuseFrom = reuseFrom
         self.clock = clock
         self.transport = transport
         self.manifest = manifest
@@ -142,6 +147,15 @@ public struct PullSession {
         if let shortfall = DiskSpace.shortfall(in: root.path, toFetch: toFetch, alreadyHave: have) {
             throw .notEnoughSpace(shortfall)
         }
+        let reused = LocalReuse(
+            root: root, finder: ReuseFinder(
+                sources: [ReuseSource(destination: root, index: committed ?? StateIndex(), recordsVouch: !verifyAll)] + reuseFrom,
+                for: requests.map(\.entry)),
+            events: events, stop: stop
+        ).run(requests)
+        requests = reused.remaining
+        results += reused.results
+        var newProofs = reused.proofs
         var ending = TransferEngine.Ending.finished
         if stop.isRequested() {
             ending = .interrupted
@@ -158,10 +172,11 @@ public struct PullSession {
             }
             ending = transferred.ending
             results += transferred.results
-            if !transferred.proofs.isEmpty {
-                for (index, entry) in manifest.entries.enumerated() {
-                    if let proof = transferred.proofs[entry.path] { proofs[index] = proof }
-                }
+            newProofs.merge(transferred.proofs) { _, downloaded in downloaded }
+        }
+        if !newProofs.isEmpty {
+            for (index, entry) in manifest.entries.enumerated() {
+                if let proof = newProofs[entry.path] { proofs[index] = proof }
             }
         }
         // A finished run leaves an index even when it proved nothing: it is what makes DEST managed.

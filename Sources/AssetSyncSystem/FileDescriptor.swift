@@ -71,6 +71,27 @@ package struct FileDescriptor {
         _ = asc_fallocate(raw, 0, length)
     }
 
+    /// Makes this (empty) file share every block of `source` (`FICLONE`, a reflink): no data is copied.
+    /// Only a way to save work: false where the file system cannot (another file system, no reflinks),
+    /// and the caller copies instead.
+    package func clone(from source: FileDescriptor) -> Bool {
+        asc_clone_file(raw, source.raw) == 0
+    }
+
+    /// Copies `length` bytes from the start of `source` to the start of this file inside the kernel
+    /// (`copy_file_range`), as far as it goes; returns how many bytes were copied, which is less than
+    /// `length` where the kernel or the file system stopped, and the caller copies the rest itself.
+    package func copyRange(from source: FileDescriptor, length: Int64) -> Int64 {
+        var done: Int64 = 0
+        while done < length {
+            let copied = asc_copy_file_range(source.raw, done, raw, done, length - done)
+            if copied < 0, errno == EINTR { continue }
+            guard copied > 0 else { break }
+            done += copied
+        }
+        return done
+    }
+
     package func status() throws(SystemError) -> stat {
         var status = stat()
         _ = try retryingInterrupts("stat", path: path) { fstat(raw, &status) }

@@ -2,6 +2,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <linux/fs.h>
 #include "CSystemShim.h"
 
 int asc_syncfs(int fd) { return syncfs(fd); }
@@ -18,4 +20,11 @@ int asc_fallocate(int fd, int64_t offset, int64_t count) { return fallocate(fd, 
 
 int asc_rename_exchange(int olddirfd, const char *oldname, int newdirfd, const char *newname) {
     return renameat2(olddirfd, oldname, newdirfd, newname, RENAME_EXCHANGE);
+}
+
+int asc_clone_file(int destination, int source) { return ioctl(destination, FICLONE, source); }
+
+int64_t asc_copy_file_range(int source, int64_t source_offset, int destination, int64_t destination_offset, int64_t count) {
+    off_t in = source_offset, out = destination_offset;
+    return copy_file_range(source, &in, destination, &out, (size_t)count, 0);
 }

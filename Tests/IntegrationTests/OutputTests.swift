@@ -34,10 +34,10 @@ import TestSupport
         func keys(_ type: String) -> Set<String> { Set(events.first { $0["type"] as! String == type }!.keys) }
         #expect(keys("plan") == ["type", "files", "new", "changed", "check", "current", "extra", "bytes_to_download", "bytes_to_check"])
         #expect(keys("start") == ["type", "path", "size", "offset", "url"])
-        #expect(keys("done") == ["type", "path", "size", "action", "bytes_transferred", "attempts", "url", "mirror", "primary"])
+        #expect(keys("done") == ["type", "path", "size", "action", "bytes_transferred", "attempts", "url", "mirror", "primary", "reused_from", "reused_bytes"])
         #expect(keys("failed") == ["type", "path", "size", "reason", "http_status", "url", "attempts", "local", "sources"])
         #expect(keys("deleted") == ["type", "path"])
-        #expect(keys("summary") == ["type", "new", "updated", "current", "failed", "interrupted", "deleted", "bytes_transferred", "milliseconds", "exit_code"])
+        #expect(keys("summary") == ["type", "new", "updated", "current", "failed", "interrupted", "deleted", "bytes_transferred", "bytes_reused", "milliseconds", "exit_code"])
         let failed = events.first { $0["type"] as! String == "failed" }!
         #expect(failed["path"] as? String == "gone.bin" && failed["http_status"] as? Int == 404 && failed["reason"] as? String == "HTTP 404")
         let summary = events.last!

@@ -20,4 +20,10 @@ int asc_fallocate(int fd, int64_t offset, int64_t count);
 /// renameat2(2) with RENAME_EXCHANGE: swap two names atomically (both must exist).
 int asc_rename_exchange(int olddirfd, const char *oldname, int newdirfd, const char *newname);
 
+/// ioctl(2) FICLONE: make `destination` share `source`'s blocks (a reflink); EOPNOTSUPP, EXDEV or EINVAL where it cannot.
+int asc_clone_file(int destination, int source);
+
+/// copy_file_range(2) of up to `count` bytes between the given offsets, leaving both file positions alone.
+int64_t asc_copy_file_range(int source, int64_t source_offset, int destination, int64_t destination_offset, int64_t count);
+
 #endif

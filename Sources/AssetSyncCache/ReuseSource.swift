@@ -1,0 +1,78 @@
+import Glibc
+
+/// A directory whose files may already hold bytes a pull needs, with the state index that says
+/// which (size, CRC-32) each file had when it was proven: DEST itself (a renamed or moved entry),
+/// another generation, or another assetsync cache (`--reuse-from`). The index only points at
+/// candidates; every reuse is proven again (see `LocalCopy`).
+public final class ReuseSource: Sendable {
+    /// The directory's path, for messages and events.
+    public let path: String
+    /// The directory, opened once; files in it are opened without following any link.
+    let fd: Int32
+    public let index: StateIndex
+    /// Whether a record of this index vouches for a file whose size, mtime and inode it still
+    /// matches, as the state index of DEST does on every no-op run: only then may a clone of that
+    /// file be committed without reading it.
+    let recordsVouch: Bool
+    /// Whether this is the cache being pulled into, whose entries' own paths are not sources of themselves.
+    let isDestination: Bool
+
+    /// The cache directory being pulled into, with the index its last run committed; its records
+    /// vouch for unchanged files unless the run ignores them (`--verify`).
+    public init(destination root: CacheRoot, index: StateIndex, recordsVouch: Bool) {
+        path = root.path
+        fd = dup(root.fd)
+        self.index = index
+        self.recordsVouch = recordsVouch
+        isDestination = true
+    }
+
+    /// Another assetsync cache (`--reuse-from DIR`), read through its `.assetsync/state` without
+    /// locking or writing it: its records are only leads, never proof. Nil when `path` is not a
+    /// directory that can be opened.
+    public convenience init?(otherCacheAt path: String) {
+        self.init(directory: path, index: StateIndex.load(cacheAt: path), recordsVouch: false)
+    }
+
+    /// Any directory whose files `index` records (such as the previous generation of DEST, whose
+    /// records vouch for its unchanged files as DEST's do); nil when `path` cannot be opened as a directory.
+    public init?(directory path: String, index: StateIndex, recordsVouch: Bool) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        self.path = path
+        self.fd = fd
+        self.index = index
+        self.recordsVouch = recordsVouch
+        isDestination = false
+    }
+
+    deinit { close(fd) }
+
+    /// The path of `relativePath` in this source, for messages and events: DEST's own files by their
+    /// entry path, another directory's with that directory in front.
+    public func displayPath(of relativePath: String) -> String { isDestination ? relativePath : path + "/" + relativePath }
+
+    /// Opens the regular file at `relativePath` for reading, or returns nil: no component may be a
+    /// symlink (each directory is opened with `O_NOFOLLOW`, and so is the file), and anything but a
+    /// regular file (a FIFO, a device) is refused without blocking.
+    func openFile(_ relativePath: String) -> Int32? {
+        var directory = dup(fd)
+        guard directory >= 0 else { return nil }
+        let components = relativePath.split(separator: "/", omittingEmptySubsequences: false)
+        for component in components.dropLast() {
+            let next = openat(directory, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            close(directory)
+            guard next >= 0 else { return nil }
+            directory = next
+        }
+        let file = openat(directory, String(components.last ?? ""), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        close(directory)
+        guard file >= 0 else { return nil }
+        var status = stat()
+        guard fstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            close(file)
+            return nil
+        }
+        return file
+    }
+}
