@@ -10,11 +10,15 @@
 # Prints the median of each and the ratio to the stat walk (target: at most 2×); exits 0 whatever
 # the figures, 1 when a pull failed.
 set -euo pipefail
-binary=$(realpath "${1:?usage: bench/atomic/run.sh BINARY}")
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=bench/lib.sh
+source "$here/../lib.sh"
+check_binary "$@"
+need_tools python3 find
+bench_out atomic
 count=${COUNT:-100000}
 rounds=${ROUNDS:-5}
-out=$(realpath -m "${BENCH_OUT:-bench/out/atomic}")
-mkdir -p "$out"
+failures=0
 plain=$out/plain-$count atomic=$out/atomic-$count
 rm -rf "$plain" "$atomic" "$atomic.assetsync"
 
@@ -34,17 +38,24 @@ cp -al "$plain" "$atomic"
 "$binary" pull "$out/manifest.xml" --dest "$plain" --quiet
 "$binary" pull "$out/manifest.xml" --dest "$atomic" --quiet --atomic
 
-seconds() { local start end; start=$(date +%s.%N); "$@" >/dev/null; end=$(date +%s.%N); echo "$end - $start" | bc; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-declare -a walk=() noop=() publish=()
+# run_timed LIST COMMAND...: appends COMMAND's wall microseconds to the array LIST; counts a failure.
+run_timed() {
+    local -n list=$1
+    shift
+    timed "$@"
+    list+=("$t_us")
+    ((t_rc == 0)) || { failures=$((failures + 1)); log "failed (exit $t_rc): $* (see $last_err)"; }
+}
+walk=() noop=() publish=()
 for ((round = 1; round <= rounds; round++)); do
-    walk+=("$(seconds find "$atomic/" -printf '%s %T@\n')")
-    noop+=("$(seconds "$binary" pull "$out/manifest.xml" --dest "$plain" --quiet)")
-    publish+=("$(seconds "$binary" pull "$out/manifest.xml" --dest "$atomic" --quiet)")
+    run_timed walk find "$atomic/" -printf '%s %T@\n'
+    run_timed noop "$binary" pull "$out/manifest.xml" --dest "$plain" --quiet
+    run_timed publish "$binary" pull "$out/manifest.xml" --dest "$atomic" --quiet
 done
-w=$(printf '%s\n' "${walk[@]}" | median) n=$(printf '%s\n' "${noop[@]}" | median) p=$(printf '%s\n' "${publish[@]}" | median)
+w=$(median_of "${walk[@]}") n=$(median_of "${noop[@]}") p=$(median_of "${publish[@]}")
 echo "files:                      $count (of 1 KiB), $rounds rounds, medians; caches warm"
-echo "stat walk (find -printf):   ${w} s    all: ${walk[*]}"
-echo "plain no-op pull:           ${n} s    all: ${noop[*]}   ($(echo "scale=2; $n / $w" | bc)× the walk)"
-echo "atomic pull (publish):      ${p} s    all: ${publish[*]}   ($(echo "scale=2; $p / $w" | bc)× the walk; target ≤ 2×)"
+echo "stat walk (find -printf):   $(secs "$w") s    all: $(all_secs "${walk[@]}")"
+echo "plain no-op pull:           $(secs "$n") s    all: $(all_secs "${noop[@]}")   ($(ratio "$n" "$w")× the walk)"
+echo "atomic pull (publish):      $(secs "$p") s    all: $(all_secs "${publish[@]}")   ($(ratio "$p" "$w")× the walk; target ≤ 2×)"
 echo "generations now:            $(ls "$atomic.assetsync" | tr '\n' ' ')"
+finish "of the pulls"
