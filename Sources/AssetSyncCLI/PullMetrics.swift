@@ -17,6 +17,9 @@ struct PullMetrics {
     var files: [Outcome: Int] = [:]
     var bytes: [Outcome: Int64] = [:]
     var transferred: Int64 = 0
+    /// Files, and their bytes, copied from bytes already on the machine instead of downloaded.
+    var reusedFiles = 0
+    var reusedBytes: Int64 = 0
     var deleted = 0
     /// Bytes of the verified files each source served this run, by the source's origin (the base
     /// or mirror base it belongs to, else the URL's scheme, host and port).
@@ -53,6 +56,10 @@ struct PullMetrics {
             files[kind, default: 0] += 1
             bytes[kind, default: 0] += result.size
             transferred += result.transferred
+            if case .committed = result.outcome, result.reusedFrom != nil {
+                reusedFiles += 1
+                reusedBytes += result.size
+            }
             if case .committed = result.outcome, let source = result.source {
                 sourceBytes[source.origin, default: 0] += result.size
                 sourceFiles[source.origin, default: 0] += 1
@@ -94,6 +101,9 @@ struct PullMetrics {
             Outcome.allCases.compactMap { kind in bytes[kind].map { ([("outcome", kind.rawValue)], "\($0)") } })
         metric("assetsync_last_run_transferred_bytes", "Body bytes the last pull received, discarded ones included.",
             [([], "\(transferred)")])
+        metric("assetsync_last_run_reused_files", "Files the last pull copied from bytes already on the machine instead of downloading.",
+            [([], "\(reusedFiles)")])
+        metric("assetsync_last_run_reused_bytes", "Bytes of those files.", [([], "\(reusedBytes)")])
         metric("assetsync_last_run_deleted_files", "Files --delete removed in the last pull.", [([], "\(deleted)")])
         metric("assetsync_last_run_source_files", "Verified files each source (base, mirror base or host) served in the last pull.",
             sourceFiles.sorted { $0.key < $1.key }.map { ([("source", $0.key)], "\($0.value)") })

@@ -43,7 +43,8 @@ import TestSupport
 
         let renamed = try Self.renamed(sandbox, base: nginx.baseURL)
         let started = Date()
-        let second = try AssetSyncBinary.run(["pull", renamed, "--dest", sandbox.dest, "--delete", "--json"])
+        let metricsPath = sandbox.root.path + "/assetsync.prom"
+        let second = try AssetSyncBinary.run(["pull", renamed, "--dest", sandbox.dest, "--delete", "--json", "--metrics-file", metricsPath])
         let seconds = Date().timeIntervalSince(started)
         #expect(second.status == 0, "\(second.stderr)")
         #expect(nginx.settledAccessLog().isEmpty)
@@ -60,6 +61,10 @@ import TestSupport
         #expect(summary["bytes_transferred"] as? Int == 0)
         #expect(second.stderr.contains("reused   new/0.bin (\(Self.human(size))) from old/0.bin\n"))
         #expect(second.stderr.contains("; 0 B transferred, \(Self.human(count * size)) reused in "))
+        let metrics = try PrometheusText(String(contentsOfFile: metricsPath, encoding: .utf8))
+        #expect(metrics.value("assetsync_last_run_reused_files") == Double(count))
+        #expect(metrics.value("assetsync_last_run_reused_bytes") == Double(count * size))
+        #expect(metrics.value("assetsync_last_run_transferred_bytes") == 0)
 
         // The next run finds every renamed file current from its state record alone.
         let third = try AssetSyncBinary.run(["pull", renamed, "--dest", sandbox.dest])

@@ -37,6 +37,7 @@ import TestSupport
         #expect(ok.value("assetsync_last_run_files", ["outcome": "failed"]) == 0)
         #expect(ok.value("assetsync_last_run_bytes", ["outcome": "new"]) == 301_234)
         #expect(ok.value("assetsync_last_run_transferred_bytes") == 301_234)
+        #expect(ok.value("assetsync_last_run_reused_files") == 0 && ok.value("assetsync_last_run_reused_bytes") == 0)
         #expect(ok.value("assetsync_last_success_time_seconds") == end)
         // Replaced by rename: nothing else is left in the directory.
         #expect(try FileManager.default.contentsOfDirectory(atPath: metricsDirectory.path) == ["assetsync.prom"])
