@@ -19,6 +19,9 @@ let package = Package(
         .systemLibrary(
             name: "CIsal", path: "Sources/CIsal", pkgConfig: "libisal",
             providers: [.apt(["libisal-dev"])]),
+        .systemLibrary(
+            name: "CLibCrypto", path: "Sources/CLibCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Sources/CCurlShim"),
         .target(name: "CSystemShim", path: "Sources/CSystemShim"),
         // The layers, each importing only those before it: a dependency against this
@@ -26,8 +29,8 @@ let package = Package(
         /// The manifest, the plan, file results and the events a pull emits: pure Swift, no C.
         .target(name: "AssetSyncModel"),
         /// The one place for system calls: descriptors, atomic files, threads, the clock; and the
-        /// CRC-32 every layer above computes (ISA-L, with zlib to combine).
-        .target(name: "AssetSyncSystem", dependencies: ["AssetSyncModel", "CSystemShim", "CIsal", "CZlib"]),
+        /// CRC-32 (ISA-L, with zlib to combine) and SHA-256 (libcrypto) every layer above computes.
+        .target(name: "AssetSyncSystem", dependencies: ["AssetSyncModel", "CSystemShim", "CIsal", "CZlib", "CLibCrypto"]),
         /// The XML and JSON manifest readers (libxml2, zlib) and the manifest writer.
         .target(name: "AssetSyncManifestIO", dependencies: ["AssetSyncModel", "AssetSyncSystem", "CLibXML2", "CZlib"]),
         /// The cache directory: root, scanner, partial files, commit protocol, state index, lock. No HTTP.
@@ -46,7 +49,7 @@ let package = Package(
             name: "AssetSyncCLI",
             dependencies: [
                 "AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer",
-                "AssetSyncPull", "CCurl", "CLibXML2", "CZlib", "CIsal",
+                "AssetSyncPull", "CCurl", "CLibXML2", "CZlib", "CIsal", "CLibCrypto",
             ]),
         .executableTarget(name: "assetsync", dependencies: ["AssetSyncCLI"]),
         .testTarget(

@@ -1,0 +1,59 @@
+public import AssetSyncModel
+import CLibCrypto
+import Glibc
+
+/// A running SHA-256 over exactly the bytes fed to it: OpenSSL's libcrypto (EVP), which uses the
+/// CPU's SHA extensions where there are some. Not copyable: it owns libcrypto's context.
+public struct SHA256: ~Copyable {
+    private let context: OpaquePointer
+
+    public init() {
+        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
+            fatalError("libcrypto could not start a SHA-256 (out of memory)")
+        }
+        self.context = context
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        guard EVP_DigestUpdate(context, base, bytes.count) == 1 else { fatalError("libcrypto's SHA-256 update failed") }
+    }
+
+    /// The digest of every byte fed so far; the hasher then starts again from nothing.
+    public mutating func finish() -> SHA256Digest {
+        var digest = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        var length: UInt32 = 0
+        let result = withUnsafeMutableBytes(of: &digest) { raw in
+            EVP_DigestFinal_ex(context, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), &length)
+        }
+        guard result == 1, length == 32, EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
+            fatalError("libcrypto's SHA-256 could not finish")
+        }
+        return withUnsafeBytes(of: &digest) { SHA256Digest(bytes: $0) }
+    }
+
+    /// The digest of `bytes` alone.
+    public static func digest(of bytes: UnsafeRawBufferPointer) -> SHA256Digest {
+        var hasher = SHA256()
+        hasher.update(bytes)
+        return hasher.finish()
+    }
+
+    /// The digest of the first `length` bytes of `fd`, read with `pread` in chunks of `buffer`'s size.
+    public static func of(
+        fd: Int32, length: Int64, buffer: UnsafeMutableRawBufferPointer, path: String
+    ) throws(SystemError) -> SHA256Digest {
+        var hasher = SHA256()
+        var offset: Int64 = 0
+        while offset < length {
+            let wanted = Int(min(Int64(buffer.count), length - offset))
+            let got = try FileDescriptor(fd, path: path).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), at: offset)
+            if got == 0 { throw SystemError("read", path: path, code: EIO) }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+            offset += Int64(got)
+        }
+        return hasher.finish()
+    }
+}
