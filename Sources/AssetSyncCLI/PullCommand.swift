@@ -81,7 +81,7 @@ package enum PullCommand {
         } else {
             manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, context: context)
         }
-        let reuseFrom = try reuseSources(arguments, command: command, console: console)
+        let reuseFrom = (atomic?.store.reuseSources() ?? []) + (try reuseSources(arguments, command: command, console: console))
         let reporter = context.pullReporters(quiet: arguments.flags.contains("--quiet"), json: arguments.flags.contains("--json"))
         let started = context.clock()
         let outcome: PullSession.Outcome

@@ -14,6 +14,8 @@ import Glibc
 /// DEST.assetsync/next/                   the generation being built; an interrupted pull leaves it,
 ///                                        with its partials, and the next run resumes it
 /// DEST.assetsync/recycle/                a generation beyond `--keep` being made into `next/`
+/// DEST.assetsync/spare/                  what remaking it took out (its files at their paths, its
+///                                        state index), for the pull to reuse; gone once published
 /// ```
 /// Each generation is a whole cache directory with its own `.assetsync/state`: its records name the
 /// inodes of its own files, which are the current generation's (hard links) until a file changes.
@@ -31,6 +33,9 @@ public final class GenerationStore {
     package static let buildName = "next"
     /// A generation beyond `--keep` being made the next one; an interrupted run's is finished by the next.
     static let recycleName = "recycle"
+    /// The files a recycled generation lost in becoming `next/`, kept with its state index so that
+    /// a pull going back to them finds them (see `reuseSources`).
+    static let spareName = "spare"
     static let generationPrefix = "gen-"
     /// The temporary name of the symlink that will replace DEST, in the store.
     static let linkName = "link.tmp"
@@ -132,7 +137,14 @@ public final class GenerationStore {
         let build = openat(root.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard build >= 0 else { throw SystemError("open", path: root.path + "/" + name) }
         defer { close(build) }
-        _ = try DirectoryTree.link(from: source, to: build, skipping: [CacheRoot.metadataName], mirroring: recycling, display: display)
+        if recycling {
+            let spare = try SpareTree(in: root.fd, display: root.path + "/" + Self.spareName)
+            try linkState(from: build, to: spare.fd, replacing: false, display: spare.display)
+            _ = try DirectoryTree.link(
+                from: source, to: build, skipping: [CacheRoot.metadataName], mirroring: true, discard: spare.keep, display: display)
+        } else {
+            _ = try DirectoryTree.link(from: source, to: build, skipping: [CacheRoot.metadataName], display: display)
+        }
         try linkState(from: source, to: build, replacing: recycling, display: display)
         if recycling, renameat(root.fd, Self.recycleName, root.fd, Self.buildName) != 0 { throw SystemError("rename", path: display) }
         return display
@@ -143,8 +155,18 @@ public final class GenerationStore {
         guard let candidate = try prunable(keep: keep - 1).last(where: { Self.number(of: $0)! < (current().flatMap(Self.number(of:)) ?? 0) }),
               let lock = try? CacheLock(root: CacheRoot(resolvedPath: root.path + "/" + candidate), wait: 0) else { return }
         try withExtendedLifetime(lock) { () throws(SystemError) in
+            try DirectoryTree.remove(Self.spareName, in: root.fd, display: root.path)
             guard renameat(root.fd, candidate, root.fd, Self.recycleName) == 0 else { throw SystemError("rename", path: root.path + "/" + candidate) }
         }
+    }
+
+    /// Where a pull in this store may find bytes it would otherwise download, newest first: what
+    /// remaking the recycled generation took out, then every other generation but the current one
+    /// (`next/` is made from it). Their records vouch for their files as DEST's own do.
+    public func reuseSources() -> [ReuseSource] {
+        let current = current()
+        let others = ((try? generations()) ?? []).filter { $0 != current }.reversed()
+        return ([Self.spareName] + others).compactMap { ReuseSource(cacheAt: root.path + "/" + $0, recordsVouch: true) }
     }
 
     /// Links the state index of `source` into `build`; the state is only ever replaced under a fresh
@@ -175,6 +197,7 @@ public final class GenerationStore {
         guard renameat(root.fd, Self.buildName, root.fd, name) == 0 else { throw SystemError("rename", path: root.path + "/" + name) }
         _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.fd) }
         try point(at: name)
+        try DirectoryTree.remove(Self.spareName, in: root.fd, display: root.path)
         return name
     }
 
@@ -184,6 +207,7 @@ public final class GenerationStore {
         guard let current = current(), let number = Self.number(of: current),
               let previous = try generations().last(where: { Self.number(of: $0)! < number }) else { return nil }
         try DirectoryTree.remove(Self.buildName, in: root.fd, display: root.path)
+        try DirectoryTree.remove(Self.spareName, in: root.fd, display: root.path)
         try point(at: previous)
         return previous
     }

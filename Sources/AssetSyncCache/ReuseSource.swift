@@ -9,7 +9,10 @@ public final class ReuseSource: Sendable {
     public let path: String
     /// The directory, opened once; files in it are opened without following any link.
     let fd: Int32
-    public let index: StateIndex
+    /// Reads the index: only when some entry is to be fetched, so that a run with nothing to fetch
+    /// never reads another directory's index.
+    private let loadIndex: @Sendable () -> StateIndex
+    public var index: StateIndex { loadIndex() }
     /// Whether a record of this index vouches for a file whose size, mtime and inode it still
     /// matches, as the state index of DEST does on every no-op run: only then may a clone of that
     /// file be committed without reading it.
@@ -22,7 +25,7 @@ public final class ReuseSource: Sendable {
     public init(destination root: CacheRoot, index: StateIndex, recordsVouch: Bool) {
         path = root.path
         fd = dup(root.fd)
-        self.index = index
+        loadIndex = { index }
         self.recordsVouch = recordsVouch
         isDestination = true
     }
@@ -31,17 +34,18 @@ public final class ReuseSource: Sendable {
     /// locking or writing it: its records are only leads, never proof. Nil when `path` is not a
     /// directory that can be opened.
     public convenience init?(otherCacheAt path: String) {
-        self.init(directory: path, index: StateIndex.load(cacheAt: path), recordsVouch: false)
+        self.init(cacheAt: path, recordsVouch: false)
     }
 
-    /// Any directory whose files `index` records (such as the previous generation of DEST, whose
-    /// records vouch for its unchanged files as DEST's do); nil when `path` cannot be opened as a directory.
-    public init?(directory path: String, index: StateIndex, recordsVouch: Bool) {
+    /// Any assetsync cache directory, read through its own `.assetsync/state` when a pull first needs
+    /// it (such as another generation of DEST, whose records vouch for its unchanged files as DEST's
+    /// do); nil when `path` cannot be opened as a directory.
+    public init?(cacheAt path: String, recordsVouch: Bool) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         self.path = path
         self.fd = fd
-        self.index = index
+        loadIndex = { StateIndex.load(cacheAt: path) }
         self.recordsVouch = recordsVouch
         isDestination = false
     }

@@ -4,27 +4,36 @@ import Glibc
 /// Whole directory trees, handled by descriptor without following a symlink: a generation of the
 /// cache made of hard links to another, one removed, two names swapped in one step.
 package enum DirectoryTree {
+    /// Takes a name out of a tree being mirrored: `name` in `directory`, at `relativePath` (its place
+    /// from the top of the tree, for a caller that keeps what it takes out).
+    package typealias Discard = (_ name: String, _ directory: Int32, _ relativePath: String) throws(SystemError) -> Void
+
     /// Makes `destination` hold a hard link to every non-directory under `source` (symlinks are linked,
     /// never followed) and a directory for each directory, skipping the top-level names in `skipping`.
     /// A name `destination` already holds is kept as it is; with `mirroring`, it is kept only when it is
     /// the same inode (as `getdents` tells, without a `stat`), else replaced by the link, and names
-    /// `source` lacks are removed, so that `destination` becomes the same tree. Returns the links made.
+    /// `source` lacks go, so that `destination` becomes the same tree. What goes is handed to `discard`
+    /// (removed when there is none). Returns the links made.
     package static func link(
-        from source: Int32, to destination: Int32, skipping: Set<String> = [], mirroring: Bool = false, display: String
+        from source: Int32, to destination: Int32, skipping: Set<String> = [], mirroring: Bool = false,
+        discard: Discard? = nil, display: String, relativePath: String = ""
     ) throws(SystemError) -> Int {
         var made = 0
         let wanted = try entries(of: source, display: display).filter { !skipping.contains($0.name) }
         var present: [String: Entry] = [:]
+        func drop(_ name: String) throws(SystemError) {
+            if let discard { try discard(name, destination, relativePath.isEmpty ? name : relativePath + "/" + name) } else { try remove(name, in: destination, display: display) }
+        }
         if mirroring {
             let names = Set(wanted.map(\.name))
             for entry in try entries(of: destination, display: display) where !skipping.contains(entry.name) {
-                if names.contains(entry.name) { present[entry.name] = entry } else { try remove(entry.name, in: destination, display: display) }
+                if names.contains(entry.name) { present[entry.name] = entry } else { try drop(entry.name) }
             }
         }
         for entry in wanted {
             let name = entry.name
             if let old = present[name], old.isDirectory != entry.isDirectory || (!entry.isDirectory && old.inode != entry.inode) {
-                try remove(name, in: destination, display: display)
+                try drop(name)
             } else if present[name] != nil, !entry.isDirectory {
                 continue
             }
@@ -44,7 +53,8 @@ package enum DirectoryTree {
             // Something other than a directory already holds the name in `destination`: it stays.
             guard into >= 0 else { continue }
             defer { close(into) }
-            made += try link(from: from, to: into, mirroring: mirroring, display: display + "/" + name)
+            made += try link(from: from, to: into, mirroring: mirroring, discard: discard, display: display + "/" + name,
+                relativePath: relativePath.isEmpty ? name : relativePath + "/" + name)
         }
         return made
     }

@@ -67,6 +67,33 @@ import TestSupport
         #expect(versions.link() == "dest.assetsync/gen-000003")
     }
 
+    /// Going back to a set costs no download: the files the previous generation held come from it,
+    /// whether it was recycled into the new one (`--keep 2`: its changed files set aside in `spare/`)
+    /// or is still kept whole (`--keep 3`). Each copy is proven, then committed as any download.
+    @Test(arguments: [2, 3]) func goingBackToTheSetBeforeReusesThePreviousGeneration(keep: Int) throws {
+        let versions = try TwoVersions(count: 6, size: 3000, unchanged: 2)
+        defer { versions.nginx.stop() }
+        let dest = versions.sandbox.dest
+        func pull(_ version: Int) throws -> RunResult {
+            try AssetSyncBinary.run(["pull", versions.manifests[version], "--dest", dest, "--atomic", "--keep", "\(keep)", "--json"])
+        }
+        #expect(try pull(0).status == 0)
+        #expect(try pull(1).status == 0)
+        versions.nginx.clearAccessLog()
+        let back = try pull(0)
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(versions.link() == "dest.assetsync/gen-000003")
+        #expect(try versions.sandbox.cached() == versions.contents[0])
+        #expect(try AssetSyncBinary.run(["verify", versions.manifests[0], "--dest", dest]).status == 0)
+        #expect(versions.nginx.settledAccessLog().isEmpty, "no request: every changed file was on the machine")
+        let source = keep == 2 ? "dest.assetsync/spare/" : "dest.assetsync/gen-000001/"
+        #expect(back.stdout.components(separatedBy: "\"reused_from\":\"" + versions.sandbox.root.path).count - 1 == 4, "\(back.stdout)")
+        #expect(back.stdout.contains(source), "\(back.stdout)")
+        #expect(back.stdout.contains("\"bytes_reused\":12000"), "\(back.stdout)")
+        // Published, the new generation needs nothing of what was set aside.
+        #expect(!FileManager.default.fileExists(atPath: dest + ".assetsync/spare"))
+    }
+
     @Test func aFailedPullPublishesNothingAndTheNextResumesIt() throws {
         let versions = try TwoVersions(count: 4, size: 3000)
         defer { versions.nginx.stop() }
