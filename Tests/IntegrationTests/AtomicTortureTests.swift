@@ -1,50 +1,53 @@
 import Foundation
 import Glibc
-import Synchronization
 import Testing
 import TestSupport
 
 /// The acceptance of `pull --atomic` (issue 13, item 1): a reader looping over DEST while pulls
 /// alternate between two versions never sees a mix, and `kill -9` at random moments of such pulls
 /// always leaves DEST pointing at a complete, verified generation. With `ASSETSYNC_TORTURE=1`
-/// (`make torture`), 50 pulls and 100 kills; otherwise 6 pulls and 4 kills.
+/// (`make torture`), 50 pulls and 100 kills; otherwise 6 pulls and 4 kills. The reader is a process of its own.
 @Suite(.serialized) struct AtomicTortureTests {
-    /// A thread of this test process that reads every file of DEST through one open of DEST per pass,
-    /// as a consumer reading a set must, and counts the passes that saw each version or a mix.
-    final class Reader: Sendable {
-        let passes = Mutex<(byVersion: [Int], problems: [String])>(([0, 0], []))
-        private let stop = Atomic<Bool>(false)
-        private let done = DispatchSemaphore(value: 0)
+    /// A consumer of DEST in a process of its own (`Fixtures/set_reader.py`): each pass opens DEST
+    /// once and reads every file through that descriptor, as a consumer reading a set must, and tells
+    /// which version it saw, or the mix.
+    final class ReaderProcess {
+        private let process = Process()
+        private let output = Pipe()
+        private let stopFile: String
 
-        init(_ versions: TwoVersions) {
-            let (dest, contents) = (versions.sandbox.dest, versions.contents)
-            let paths = Array(contents[0].keys)
-            Thread { [self] in
-                while !stop.load(ordering: .relaxed) {
-                    let files = TwoVersions.readSet(dest, paths: paths)
-                    passes.withLock { passes in
-                        if let files, let version = TwoVersions.version(of: files, in: contents) {
-                            passes.byVersion[version] += 1
-                        } else if passes.problems.count < 10 {
-                            passes.problems.append(files == nil ? "a file was missing" : "a mix: \(Self.describe(files!, contents))")
-                        }
-                    }
-                }
-                done.signal()
-            }.start()
+        init(_ versions: TwoVersions) throws {
+            let scratch = versions.sandbox.root.path
+            let crcs = versions.contents.map { files in files.mapValues { TestManifest.crc32Hex($0) } }
+            let versionsFile = scratch + "/reader-versions.json"
+            try JSONSerialization.data(withJSONObject: crcs).write(to: URL(fileURLWithPath: versionsFile))
+            stopFile = scratch + "/reader-stop"
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = [
+                AssetSyncBinary.packageRoot.appendingPathComponent("Tests/IntegrationTests/Fixtures/set_reader.py").path,
+                versions.sandbox.dest, versionsFile, stopFile,
+            ]
+            process.standardOutput = output
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
         }
 
+        /// Stops the reader after its current pass; the passes per version, and the first problems.
         func finish() -> (byVersion: [Int], problems: [String]) {
-            stop.store(true, ordering: .relaxed)
-            done.wait()
-            return passes.withLock { $0 }
-        }
-
-        private static func describe(_ files: [String: Data], _ contents: [[String: Data]]) -> String {
-            files.keys.sorted().map { path in
-                let version = contents.firstIndex { $0[path] == files[path] }.map { "v\($0 + 1)" } ?? "neither"
-                return "\(path)=\(version)"
-            }.joined(separator: " ")
+            _ = FileManager.default.createFile(atPath: stopFile, contents: nil)
+            let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+            process.waitUntilExit()
+            var byVersion = [0, 0]
+            var problems: [String] = []
+            for line in lines {
+                if line == "v0" || line == "v1" {
+                    byVersion[line == "v0" ? 0 : 1] += 1
+                } else if line != "end" {
+                    problems.append(String(line))
+                }
+            }
+            if lines.last != "end" { problems.append("the reader did not finish: exit \(process.terminationStatus)") }
+            return (byVersion, Array(problems.prefix(10)))
         }
     }
 
@@ -55,7 +58,7 @@ import TestSupport
         let dest = versions.sandbox.dest
         let first = try AssetSyncBinary.run(["pull", versions.manifests[0], "--dest", dest, "--atomic"])
         try #require(first.status == 0, "\(first.stderr)")
-        let reader = Reader(versions)
+        let reader = try ReaderProcess(versions)
         var statuses: [Int32] = []
         for index in 1...pulls {
             statuses.append(try AssetSyncBinary.run(["pull", versions.manifests[index % 2], "--dest", dest]).status)
@@ -65,6 +68,24 @@ import TestSupport
         #expect(statuses.allSatisfy { $0 == 0 }, "\(statuses)")
         #expect(seen.problems.isEmpty, "\(seen.problems)")
         #expect(seen.byVersion.allSatisfy { $0 > 0 }, "the reader saw both versions: \(seen.byVersion)")
+    }
+
+    /// The reader above can fail: over a plain DEST holding half of each version it reports a mix on
+    /// every pass, and none of the versions.
+    @Test func theReaderReportsAMixedSet() throws {
+        let versions = try TwoVersions(count: 4, size: 1000)
+        defer { versions.nginx.stop() }
+        for (index, (path, data)) in versions.contents[0].sorted(by: { $0.key < $1.key }).enumerated() {
+            let bytes = index % 2 == 0 ? data : versions.contents[1][path]!
+            let file = URL(fileURLWithPath: versions.sandbox.dest + "/" + path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try bytes.write(to: file)
+        }
+        let reader = try ReaderProcess(versions)
+        usleep(200_000)
+        let seen = reader.finish()
+        #expect(seen.byVersion == [0, 0])
+        #expect(!seen.problems.isEmpty && seen.problems.allSatisfy { $0.hasPrefix("mix ") && $0.contains("=v0") && $0.contains("=v1") }, "\(seen.problems)")
     }
 
     @Test func killedAtRandomMomentsDestShowsACompleteGeneration() throws {
