@@ -1,0 +1,127 @@
+import Foundation
+import Glibc
+import Testing
+@testable import AssetSyncCache
+import AssetSyncModel
+import AssetSyncSystem
+import TestSupport
+
+/// `GenerationStore` on its own: building, publishing, recycling with its spare tree, pruning around
+/// a held lock, rolling back and going plain again, without a pull (AtomicPullTests runs the whole).
+@Suite struct GenerationStoreTests {
+    static func write(_ text: String, to path: String) throws {
+        try FileManager.default.createDirectory(atPath: PathName.directory(of: path), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    static func read(_ path: String) -> String? {
+        (try? Data(contentsOf: URL(fileURLWithPath: path))).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    static func inode(_ path: String) -> ino_t? {
+        var status = stat()
+        return lstat(path, &status) == 0 ? status.st_ino : nil
+    }
+
+    static func exists(_ path: String) -> Bool { inode(path) != nil }
+
+    /// Builds the next generation, applies `change` to it (paths to new text, nil to remove), publishes it.
+    @discardableResult
+    static func publish(_ store: GenerationStore, keep: Int = 2, _ change: [String: String?]) throws -> String {
+        let next = try store.prepareBuild(keep: keep)
+        for (path, text) in change {
+            unlink(next + "/" + path)
+            if let text { try write(text, to: next + "/" + path) }
+        }
+        let name = try store.publish(try CacheRoot(resolvedPath: next))
+        _ = try store.prune(keep: keep)
+        return name
+    }
+
+    @Test func generationsShareUnchangedFilesAndDestAlwaysShowsAWholeOne() throws {
+        let directory = try TemporaryDirectory()
+        let dest = directory.path + "/dest"
+        let store = try GenerationStore(dest: dest)
+        #expect(store.current() == nil)
+        #expect(try Self.publish(store, ["a": "a1", "d/b": "b1"]) == "gen-000001")
+        #expect(store.current() == "gen-000001")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dest) == "dest.assetsync/gen-000001")
+        #expect(try Self.publish(store, ["d/b": "b2"]) == "gen-000002")
+        #expect(Self.read(dest + "/a") == "a1" && Self.read(dest + "/d/b") == "b2")
+        #expect(Self.inode(dest + ".assetsync/gen-000001/a") == Self.inode(dest + ".assetsync/gen-000002/a"))
+        #expect(Self.read(dest + ".assetsync/gen-000001/d/b") == "b1")
+        #expect(!Self.exists(dest + ".assetsync/next"))
+    }
+
+    @Test func recyclingSetsAsideWhatItReplacesAndPublishingDropsIt() throws {
+        let directory = try TemporaryDirectory()
+        let dest = directory.path + "/dest"
+        let store = try GenerationStore(dest: dest)
+        try Self.publish(store, ["a": "a1", "d/b": "b1", "d/only1": "o1"])
+        try StateIndex(records: ["d/b": FileProof(size: 2, mtimeNanoseconds: 1, inode: 1, crc32: 7)])
+            .save(to: CacheRoot(resolvedPath: dest + ".assetsync/gen-000001"))
+        try Self.publish(store, ["d/b": "b2", "d/only1": nil])
+        // The third build recycles gen-000001 (beyond --keep 2): what differs from gen-000002 goes to spare/.
+        let next = try store.prepareBuild(keep: 2)
+        #expect(!Self.exists(dest + ".assetsync/gen-000001"))
+        #expect(Self.read(next + "/d/b") == "b2" && !Self.exists(next + "/d/only1"))
+        #expect(Self.inode(next + "/a") == Self.inode(dest + ".assetsync/gen-000002/a"))
+        let spare = dest + ".assetsync/spare"
+        #expect(Self.read(spare + "/d/b") == "b1" && Self.read(spare + "/d/only1") == "o1")
+        #expect(!Self.exists(spare + "/a"), "unchanged files are not set aside")
+        #expect(StateIndex.load(cacheAt: spare).records["d/b"]?.crc32 == 7, "the recycled generation's index, saved before it was replaced")
+        #expect(store.reuseSources().map(\.path) == [spare], "gen-000002 is current: next/ is made from it")
+        _ = try store.publish(try CacheRoot(resolvedPath: next))
+        #expect(!Self.exists(spare))
+        #expect(try store.generations() == ["gen-000002", "gen-000003"])
+    }
+
+    @Test func pruningSkipsAHeldGenerationAndRollbackGoesBackOne() throws {
+        let directory = try TemporaryDirectory()
+        let dest = directory.path + "/dest"
+        let store = try GenerationStore(dest: dest)
+        try Self.publish(store, keep: 3, ["a": "1"])
+        try Self.publish(store, keep: 3, ["a": "2"])
+        do {
+            let held = try CacheLock(root: CacheRoot(resolvedPath: dest + ".assetsync/gen-000001"), wait: 0)
+            try Self.publish(store, keep: 1, ["a": "3"])
+            #expect(try store.generations() == ["gen-000001", "gen-000003"], "gen-000001 is held, gen-000002 pruned")
+            withExtendedLifetime(held) {}
+        }
+        #expect(try store.prune(keep: 1) == ["gen-000001"])
+        try Self.publish(store, keep: 3, ["a": "4"])
+        // With --keep 3 a build leaves the generation before the current one whole: rollback drops the build.
+        _ = try store.prepareBuild(keep: 3)
+        #expect(try store.rollBack() == "gen-000003")
+        #expect(Self.read(dest + "/a") == "3")
+        #expect(!Self.exists(dest + ".assetsync/next"))
+        #expect(try store.rollBack() == nil)
+        // With --keep 2 a build recycles it (rollback has nothing left before; see docs/atomicity.md).
+        try Self.publish(store, keep: 2, ["a": "5"])
+        _ = try store.prepareBuild(keep: 2)
+        #expect(try store.rollBack() == nil)
+        #expect(Self.read(dest + "/a") == "5")
+    }
+
+    @Test func goingPlainKeepsTheCurrentFilesAndForgetsTheMode() throws {
+        let directory = try TemporaryDirectory()
+        let dest = directory.path + "/dest"
+        let store = try GenerationStore(dest: dest)
+        try store.remember(keep: 2)
+        #expect(GenerationStore.rememberedKeep(dest) == 2)
+        try Self.publish(store, ["a": "1", "d/b": "b"])
+        try Self.publish(store, ["a": "2"])
+        try store.makePlain()
+        #expect(Self.read(dest + "/a") == "2" && Self.read(dest + "/d/b") == "b")
+        var status = stat()
+        #expect(lstat(dest, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR)
+        #expect(GenerationStore.rememberedKeep(dest) == nil)
+        #expect(try store.generations().isEmpty)
+    }
+
+    @Test func aDestNamedWithoutItsOwnNameIsRefused() {
+        for dest in [".", "..", "/", "x/.."] {
+            if case .success = GenerationStore.locate(dest) { Issue.record("\(dest) was accepted") }
+        }
+    }
+}
