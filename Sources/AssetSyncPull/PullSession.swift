@@ -98,6 +98,7 @@ public struct PullSession {
         /// Proofs taken over from the previous index unchanged.
         var carried = 0
         var results: [FileResult] = []
+        results.reserveCapacity(manifest.entries.count)
         var requests: [TransferEngine.Request] = []
         // SyncPlan lists the manifest's entries first, in order. The loops over them read only the
         // fields they need: copying whole entries and items (a retain and release of every string
