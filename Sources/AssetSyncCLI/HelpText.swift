@@ -209,19 +209,20 @@ package enum HelpText {
 
     package static let manifest = CommandSpec(
         name: "manifest",
-        usage: "assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>]",
+        usage: "assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>] [--sha256]",
         arguments: ["<dir>"],
         valueOptions: ["--base": "<url>", "--format": "xml|json", "--output": "<file>"],
-        flags: [],
+        flags: ["--sha256"],
         help: """
             OVERVIEW: Describe a directory of files as a manifest, for the publishing side.
 
             Walks the directory without following symlinks (skipping .assetsync/), computes
-            each file's size and CRC-32 on all cores, and writes a manifest whose entries are
-            fetched at the base URL plus their path. The output is sorted and byte-identical
-            on reruns over the same files.
+            each file's size and CRC-32 (and SHA-256 with --sha256) on all cores, and writes
+            a manifest whose entries are fetched at the base URL plus their path. The output
+            is sorted and byte-identical on reruns over the same files.
 
             USAGE: assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>]
+                                      [--sha256]
 
             ARGUMENTS:
               <dir>                   The directory to describe.
@@ -232,6 +233,8 @@ package enum HelpText {
               --format xml|json       The manifest's encoding. (default: xml)
               --output <file>         Write the manifest here (atomically) instead of to
                                       standard output.
+              --sha256                Give each file its SHA-256 too (in the same read):
+                                      pulls then prove every file by it, not by CRC-32 alone.
               -h, --help              Show help information.
 
             EXAMPLES:

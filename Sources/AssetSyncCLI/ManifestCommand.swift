@@ -26,7 +26,8 @@ package enum ManifestCommand {
         }
         let manifest: Manifest
         do {
-            manifest = try DirectoryDescription.describe(directory, base: base.hasSuffix("/") ? base : base + "/")
+            manifest = try DirectoryDescription.describe(
+                directory, base: base.hasSuffix("/") ? base : base + "/", withSHA256: arguments.flags.contains("--sha256"))
         } catch {
             switch error {
             case .base(let base):

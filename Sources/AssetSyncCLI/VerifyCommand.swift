@@ -58,6 +58,10 @@ package enum VerifyCommand {
                 corrupt += 1
                 bytes = bytes.addingSaturated(entry.size)
                 problem = ("corrupt", "CRC-32 is \(CRC32Text.hex(crc)), expected \(CRC32Text.hex(entry.crc32))")
+            case .wrongSHA256(let digest):
+                corrupt += 1
+                bytes = bytes.addingSaturated(entry.size)
+                problem = ("corrupt", "SHA-256 is \(digest.hex), expected \(entry.sha256?.hex ?? "none")")
             case .unreadable(let error):
                 unreadable += 1
                 problem = ("error", error.description)

@@ -12,10 +12,31 @@ package enum Committer {
         return 0o666 & ~mask
     }()
 
-    /// Whether the partial holds exactly the manifest's bytes: its size and its CRC-32,
-    /// computed while streaming over the bytes written.
+    /// Whether the partial holds exactly the manifest's bytes: its size and its CRC-32, computed
+    /// while streaming over the bytes written; then, when the entry gives a SHA-256, that digest of
+    /// the bytes on disk, read back once (segments, resumed and copied bytes all end up there alike).
     package static func verify(_ partial: PartialFile) throws(CommitError) {
         if let reason = mismatch(received: partial.offset, crc: partial.crc.value, for: partial.entry) { throw .mismatch(reason) }
+        guard partial.entry.sha256 != nil else { return }
+        let digest: SHA256Digest
+        if let vouched = partial.vouchedSHA256 {
+            digest = vouched
+        } else {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)
+            defer { buffer.deallocate() }
+            do {
+                digest = try SHA256.of(fd: partial.fd, length: partial.entry.size, buffer: buffer, path: partial.displayPath)
+            } catch {
+                throw .local(.system(error))
+            }
+        }
+        if let reason = mismatch(sha256: digest, for: partial.entry) { throw .mismatch(reason) }
+    }
+
+    /// How bytes whose SHA-256 is `digest` differ from `entry`'s (whose CRC-32 they matched), or nil.
+    package static func mismatch(sha256 digest: SHA256Digest, for entry: ManifestEntry) -> String? {
+        guard let expected = entry.sha256, digest != expected else { return nil }
+        return "SHA-256 is \(digest.hex), expected \(expected.hex) (the CRC-32 matched)"
     }
 
     /// How `received` bytes whose CRC-32 is `crc` differ from `entry`'s, or nil when they match.

@@ -43,8 +43,8 @@ public enum DirectoryDescription {
     }
 
     /// Walks `directory` (no symlink followed, `.assetsync/` skipped) and computes every
-    /// file's size (as read) and CRC-32 in parallel.
-    public static func describe(_ directory: String, base: String) throws(Problem) -> Manifest {
+    /// file's size (as read), CRC-32 and, `withSHA256`, SHA-256 in parallel, each file read once.
+    public static func describe(_ directory: String, base: String, withSHA256: Bool = false) throws(Problem) -> Manifest {
         var builder = ManifestBuilder(manifestName: "the base URL", style: .xml)
         do { try builder.setBase(base, at: SourcePosition(line: 1, column: 1)) } catch { throw .base(error) }
         let listing: CacheListing
@@ -56,12 +56,14 @@ public enum DirectoryDescription {
         for path in paths {
             do { _ = try ManifestRules.path(path) } catch { throw .unrepresentable(path: path, rule: error.problem) }
         }
-        let sums = try checksums(paths.map { directory + "/" + $0 })
-        return Manifest(base: base, entries: zip(paths, sums).map { ManifestEntry(path: $0, size: $1.size, crc32: $1.crc) })
+        let sums = try checksums(paths.map { directory + "/" + $0 }, withSHA256: withSHA256)
+        return Manifest(base: base, entries: zip(paths, sums).map {
+            ManifestEntry(path: $0, size: $1.size, crc32: $1.sums.crc32, sha256: $1.sums.sha256)
+        })
     }
 
-    /// Each file's CRC-32 and the bytes read, one worker per core; opened without following a symlink.
-    private static func checksums(_ files: [String]) throws(Problem) -> [(crc: UInt32, size: Int64)] {
+    /// Each file's checksums and the bytes read, one worker per core; opened without following a symlink.
+    private static func checksums(_ files: [String], withSHA256: Bool) throws(Problem) -> [Sum] {
         let sums = ParallelReader.map(files.count, placeholder: Result<Sum, SystemError>.failure(SystemError("read", code: EIO))) {
             index, buffer in
             let fd = open(files[index], O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
@@ -69,14 +71,15 @@ public enum DirectoryDescription {
             defer { close(fd) }
             return Result { () throws(SystemError) in
                 let size = Int64(try FileDescriptor(fd, path: files[index]).status().st_size)
-                return Sum(crc: try CRC32.of(fd: fd, length: size, buffer: buffer, path: files[index]), size: size)
+                return Sum(
+                    sums: try FileChecksums.of(fd: fd, length: size, withSHA256: withSHA256, buffer: buffer, path: files[index]), size: size)
             }
         }
-        var out: [(crc: UInt32, size: Int64)] = []
+        var out: [Sum] = []
         out.reserveCapacity(sums.count)
         for sum in sums {
             switch sum {
-            case .success(let value): out.append((value.crc, value.size))
+            case .success(let value): out.append(value)
             case .failure(let error): throw .read(error)
             }
         }
@@ -84,7 +87,7 @@ public enum DirectoryDescription {
     }
 
     private struct Sum: Sendable {
-        var crc: UInt32
+        var sums: FileChecksums
         var size: Int64
     }
 }

@@ -33,7 +33,7 @@ package enum LocalCopy {
                 // Anything else is read back below.
                 if candidate.source.recordsVouch, candidate.record.describes(before),
                    candidate.record.describes(LocalItem(try source.status())) {
-                    partial.adopt(length: size, crc: candidate.record.crc32)
+                    partial.adopt(length: size, crc: candidate.record.crc32, sha256: candidate.record.sha256)
                 } else {
                     try adoptReadingBack(partial, buffer: buffer)
                 }
@@ -45,10 +45,12 @@ package enum LocalCopy {
                 try partial.restart()
                 try copy(from: source, into: partial, buffer: buffer)
             }
-            // The proof: size and CRC-32 over the partial's own bytes (what the commit will make visible),
-            // never the source's record alone, except for the vouched clone above. A strong hash (issue 15)
-            // goes here too: computed over the same bytes, required when the manifest carries one.
-            guard Committer.mismatch(received: partial.offset, crc: partial.crc.value, for: partial.entry) == nil else {
+            // The proof: size, CRC-32 and the SHA-256 when the manifest gives one, over the partial's own
+            // bytes (what the commit will make visible), never the source's record alone, except for the
+            // vouched clone above.
+            do throws(CommitError) {
+                try Committer.verify(partial)
+            } catch {
                 try partial.restart()
                 return nil
             }

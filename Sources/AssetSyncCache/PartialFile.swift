@@ -14,6 +14,9 @@ package final class PartialFile {
     /// Bytes written so far; the next byte goes at this offset.
     package private(set) var offset: Int64 = 0
     package private(set) var crc = CRC32()
+    /// The SHA-256 a state record vouches these bytes have (a clone of a vouched file), so that the
+    /// proof need not read them; nil when the proof reads them back (see `Committer.verify`).
+    package private(set) var vouchedSHA256: SHA256Digest?
     /// Where the bytes not yet handed to writeback begin.
     private var writebackStart: Int64 = 0
     /// The transfer layer's fields of the resume record found when the partial was opened;
@@ -181,11 +184,13 @@ package final class PartialFile {
     }
 
     /// Takes the file's first `length` bytes, put there by other means than `append` (a clone, an
-    /// in-kernel copy), as written, with `crc` as their CRC-32: the caller proves that value.
-    package func adopt(length: Int64, crc: UInt32) {
+    /// in-kernel copy), as written, with `crc` as their CRC-32 (and `sha256` as their SHA-256, when a
+    /// record vouches for it): the caller proves those values.
+    package func adopt(length: Int64, crc: UInt32, sha256: SHA256Digest? = nil) {
         offset = length
         writebackStart = length
         self.crc = CRC32(resumingFrom: crc)
+        vouchedSHA256 = sha256
     }
 
     /// Removes the partial and its record for good, as after a final CRC mismatch.
@@ -200,6 +205,7 @@ package final class PartialFile {
         offset = 0
         writebackStart = 0
         crc = CRC32()
+        vouchedSHA256 = nil
         resumeFields = nil
         hasResumeRecord = false
         segments = []

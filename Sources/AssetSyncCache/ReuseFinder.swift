@@ -33,7 +33,8 @@ public struct ReuseFinder: Sendable {
     /// (that file is the one being replaced).
     public func candidates(for entry: ManifestEntry) -> [ReuseCandidate] {
         guard let all = candidatesByKey[Key(size: entry.size, crc32: entry.crc32)] else { return [] }
-        return all.filter { !($0.source.isDestination && $0.path == entry.path) }
+        // A record of another SHA-256 is another file whose CRC-32 collides: no lead at all.
+        return all.filter { !($0.source.isDestination && $0.path == entry.path) && !($0.record.sha256 != nil && entry.sha256 != nil && $0.record.sha256 != entry.sha256) }
     }
 
     /// Whether no entry has any candidate: the usual case, which costs nothing more.

@@ -6,7 +6,8 @@ import Glibc
 /// CRC-32 it had when it was proven, so that a later run can call it current
 /// from `stat` alone, without reading its contents.
 ///
-/// The file is text, a line per record (`crc32 size mtime_ns inode path`), and
+/// The file is text, a line per record (`crc32 size mtime_ns inode path`, the first field
+/// `crc32:sha256` for a file proven to have a SHA-256 too), and
 /// ends with `end <count> <crc32 of everything before>`: a torn or corrupt
 /// index fails that check and is treated as empty, which costs re-verification
 /// and never a wrong answer.
@@ -119,7 +120,9 @@ public struct StateIndex: Equatable, Sendable {
         out.reserveCapacity(entries.count * 64)
         for entry in entries {
             let record = entry.record
-            out += "\(CRC32Text.hex(record.crc32)) \(record.size) \(record.mtimeNanoseconds) \(record.inode) ".utf8
+            out += CRC32Text.hex(record.crc32).utf8
+            if let sha256 = record.sha256 { out += ":\(sha256.hex)".utf8 }
+            out += " \(record.size) \(record.mtimeNanoseconds) \(record.inode) ".utf8
             out += entry.path.utf8
             out.append(0x0A)
         }
@@ -162,11 +165,11 @@ public struct StateIndex: Equatable, Sendable {
 
     private init(sorted: [Entry]) { entries = sorted }
 
-    /// Parses the record line (`crc32 size mtime_ns inode path`) that starts at `start`, and moves
-    /// `start` past it; nil for a malformed line.
+    /// Parses the record line (`crc32[:sha256] size mtime_ns inode path`) that starts at `start`, and
+    /// moves `start` past it; nil for a malformed line.
     private static func record(in bytes: UnsafeBufferPointer<UInt8>, from start: inout Int, to end: Int) -> Entry? {
         var offset = start
-        guard let crc32 = number(in: bytes, at: &offset, radix: 16).flatMap({ UInt32(exactly: $0) }),
+        guard let (crc32, sha256) = checksums(in: bytes, at: &offset),
               let size = number(in: bytes, at: &offset, radix: 10).flatMap({ Int64(exactly: $0) }),
               let mtime = signedNumber(in: bytes, at: &offset),
               let inode = number(in: bytes, at: &offset, radix: 10)
@@ -176,7 +179,7 @@ public struct StateIndex: Equatable, Sendable {
         guard lineEnd < end, let path = String(validating: UnsafeBufferPointer(rebasing: bytes[offset..<lineEnd]), as: UTF8.self)
         else { return nil }
         start = lineEnd + 1
-        return Entry(path: path, record: Record(size: size, mtimeNanoseconds: mtime, inode: inode, crc32: crc32))
+        return Entry(path: path, record: Record(size: size, mtimeNanoseconds: mtime, inode: inode, crc32: crc32, sha256: sha256))
     }
 
     /// The digits at `offset` up to the next space, which `offset` moves past; nil when there are none,
@@ -202,6 +205,25 @@ public struct StateIndex: Equatable, Sendable {
         guard index > offset, index < bytes.count else { return nil }
         offset = index + 1
         return value
+    }
+
+    /// The first field at `offset`: 8 hex digits of CRC-32, or those, `:` and 64 hex digits of SHA-256,
+    /// then a space, which `offset` moves past; nil for anything else.
+    private static func checksums(in bytes: UnsafeBufferPointer<UInt8>, at offset: inout Int) -> (UInt32, SHA256Digest?)? {
+        let crcEnd = offset + 8
+        guard crcEnd < bytes.count, bytes[crcEnd] == 0x20 || bytes[crcEnd] == UInt8(ascii: ":"),
+              let crc32 = ManifestRules.plainCRC32(UnsafeBufferPointer(rebasing: bytes[offset..<crcEnd]))
+        else { return nil }
+        guard bytes[crcEnd] == UInt8(ascii: ":") else {
+            offset = crcEnd + 1
+            return (crc32, nil)
+        }
+        let shaEnd = crcEnd + 1 + 2 * SHA256Digest.byteCount
+        guard shaEnd < bytes.count, bytes[shaEnd] == 0x20,
+              let sha256 = SHA256Digest(hexDigits: UnsafeBufferPointer(rebasing: bytes[(crcEnd + 1)..<shaEnd]))
+        else { return nil }
+        offset = shaEnd + 1
+        return (crc32, sha256)
     }
 
     /// A decimal `Int64` that may start with "-", as `number` reads it.

@@ -46,9 +46,9 @@ package struct JSONManifestReader {
         return try builder.finish()
     }
 
-    private static let entryKeys = ["path", "size", "crc32", "url", "mirrors"]
+    private static let entryKeys = ["path", "size", "crc32", "url", "mirrors", "sha256"]
     /// The most bytes each string field may have; a longer one is refused before it is all read.
-    private static let maximumBytes = [ManifestRules.maximumPathBytes, 0, 64, URLRules.maximumBytes]
+    private static let maximumBytes = [ManifestRules.maximumPathBytes, 0, 64, URLRules.maximumBytes, 0, 256]
 
     /// Reads one `files[]` object. Written as a plain loop: it runs once per entry,
     /// a million times for a large manifest.
@@ -61,6 +61,7 @@ package struct JSONManifestReader {
         var path: String?
         var size: Int64?
         var crc32: UInt32?
+        var sha256: SHA256Digest?
         var url: String?
         var mirrors: [String] = []
         var urlsAreAbsolute = true
@@ -98,8 +99,11 @@ package struct JSONManifestReader {
                 }
                 url = checked.text
                 urlsAreAbsolute = urlsAreAbsolute && checked.isAbsolute
-            default:
+            case 4:
                 try readMirrors(into: &mirrors, allAbsolute: &urlsAreAbsolute, entry: index)
+            default:
+                let raw = try text.readString(field: field, entry: index, maximumBytes: Self.maximumBytes[5])
+                sha256 = try checking(at: at, entry: index) { () throws(RuleViolation) in try ManifestRules.sha256(raw) }
             }
             try text.skipWhitespace()
             more = try text.peek() == UInt8(ascii: ",")
@@ -111,7 +115,7 @@ package struct JSONManifestReader {
             throw text.failure(RuleViolation("missing the required key \"\(missing)\""), at: position, entry: index)
         }
         builder.add(
-            ManifestEntry(path: path, size: size, crc32: crc32, url: url, mirrors: mirrors),
+            ManifestEntry(path: path, size: size, crc32: crc32, sha256: sha256, url: url, mirrors: mirrors),
             urlsAreAbsolute: urlsAreAbsolute, at: position)
     }
 

@@ -19,6 +19,7 @@ package struct XMLManifestWalker {
         var path: String
         var size: Int64
         var crc32: UInt32
+        var sha256: SHA256Digest?
         var url: String?
         var urlsAreAbsolute: Bool
         var mirrors: [String] = []
@@ -91,7 +92,7 @@ package struct XMLManifestWalker {
     }
 
     private static let manifestAttributes: [StaticString] = ["version", "base"]
-    private static let fileAttributes: [StaticString] = ["path", "size", "crc32", "url"]
+    private static let fileAttributes: [StaticString] = ["path", "size", "crc32", "url", "sha256"]
     private static let mirrorAttributes: [StaticString] = ["url"]
     private static let manifestMirrorAttributes: [StaticString] = ["base"]
 
@@ -129,6 +130,7 @@ package struct XMLManifestWalker {
         var crc32 = values[2].flatMap { batch.withBytes($0) { ManifestRules.plainCRC32($0) } }
         let crc32Text = crc32 == nil ? values[2].map { batch.string($0) } : nil
         let url = values[3].map { batch.string($0) }
+        let sha256Text = values[4].map { batch.string($0) }
         let hasSize = size != nil || sizeText != nil
         let hasCRC32 = crc32 != nil || crc32Text != nil
         guard let path, hasSize, hasCRC32 else {
@@ -141,8 +143,9 @@ package struct XMLManifestWalker {
             let checkedPath = try ManifestRules.path(path)
             if size == nil, let sizeText { size = try ManifestRules.size(sizeText) }
             if crc32 == nil, let crc32Text { crc32 = try ManifestRules.crc32(crc32Text) }
+            let sha256 = try sha256Text.map { text throws(RuleViolation) in try ManifestRules.sha256(text) }
             pending = PendingFile(
-                path: checkedPath, size: size!, crc32: crc32!, url: checkedURL?.text,
+                path: checkedPath, size: size!, crc32: crc32!, sha256: sha256, url: checkedURL?.text,
                 urlsAreAbsolute: checkedURL?.isAbsolute ?? true, position: elementPosition)
         } catch {
             throw failure(error, entry: true)
@@ -174,15 +177,15 @@ package struct XMLManifestWalker {
 
     private mutating func add(_ file: consuming PendingFile) {
         builder.add(
-            ManifestEntry(path: file.path, size: file.size, crc32: file.crc32, url: file.url, mirrors: file.mirrors),
+            ManifestEntry(path: file.path, size: file.size, crc32: file.crc32, sha256: file.sha256, url: file.url, mirrors: file.mirrors),
             urlsAreAbsolute: file.urlsAreAbsolute, at: file.position)
     }
 
     /// The values of a node's attributes, by their index in the allowed names.
     private struct AttributeValues {
-        private var values: (Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?)
+        private var values: (Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?)
 
-        init() { values = (nil, nil, nil, nil) }
+        init() { values = (nil, nil, nil, nil, nil) }
 
         subscript(index: Int) -> Range<Int>? {
             get {
@@ -190,7 +193,8 @@ package struct XMLManifestWalker {
                 case 0: values.0
                 case 1: values.1
                 case 2: values.2
-                default: values.3
+                case 3: values.3
+                default: values.4
                 }
             }
             set {
@@ -198,14 +202,13 @@ package struct XMLManifestWalker {
                 case 0: values.0 = newValue
                 case 1: values.1 = newValue
                 case 2: values.2 = newValue
-                default: values.3 = newValue
+                case 3: values.3 = newValue
+                default: values.4 = newValue
                 }
             }
         }
     }
 
-    /// Where the value of each of `node`'s attributes lies, by its index in `allowed` (at most
-    /// four names); refuses the first attribute not allowed, naming it on `<element>`.
     private func attributes(
         of node: XMLNodeBatch.Node, named element: String, allowed: [StaticString], entry: Bool? = nil
     ) throws(ManifestError) -> AttributeValues {

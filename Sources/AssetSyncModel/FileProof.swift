@@ -1,21 +1,29 @@
-/// What a file was when it was proven to hold its CRC-32: the size, mtime and inode
-/// that let a later run call it current from `stat` alone.
+/// What a file was when it was proven to hold its CRC-32 (and SHA-256, when its entry had one):
+/// the size, mtime and inode that let a later run call it current from `stat` alone.
 public struct FileProof: Equatable, Sendable {
     public var size: Int64
     public var mtimeNanoseconds: Int64
     public var inode: UInt64
     public var crc32: UInt32
+    /// The SHA-256 the file was proven to have; nil when its entry gave none.
+    public var sha256: SHA256Digest?
 
-    public init(size: Int64, mtimeNanoseconds: Int64, inode: UInt64, crc32: UInt32) {
+    public init(size: Int64, mtimeNanoseconds: Int64, inode: UInt64, crc32: UInt32, sha256: SHA256Digest? = nil) {
         self.size = size
         self.mtimeNanoseconds = mtimeNanoseconds
         self.inode = inode
         self.crc32 = crc32
+        self.sha256 = sha256
     }
 
-    /// The record of a file seen by `stat` and proven to have `crc32`.
-    package init(_ item: LocalItem, crc32: UInt32) {
-        self.init(size: item.size, mtimeNanoseconds: item.mtimeNanoseconds, inode: item.inode, crc32: crc32)
+    /// The record of a file seen by `stat` and proven to have `crc32` (and `sha256`).
+    package init(_ item: LocalItem, crc32: UInt32, sha256: SHA256Digest? = nil) {
+        self.init(size: item.size, mtimeNanoseconds: item.mtimeNanoseconds, inode: item.inode, crc32: crc32, sha256: sha256)
+    }
+
+    /// Whether this record proves the checksums `entry` asks for: its CRC-32, and its SHA-256 when it gives one.
+    public func proves(_ entry: ManifestEntry) -> Bool {
+        crc32 == entry.crc32 && (entry.sha256 == nil || sha256 == entry.sha256)
     }
 
     /// Whether `item` is still the file this record proved.

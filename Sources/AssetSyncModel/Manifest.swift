@@ -62,11 +62,17 @@ public struct ManifestEntry: Equatable, Sendable {
     public var url: String?
     /// Absolute http(s) URLs tried in order after the primary one fails.
     public var mirrors: [String]
+    /// The file's SHA-256, when the manifest gives one: then it is the proof, the CRC-32 a cheap first check.
+    public var sha256: SHA256Digest?
 
-    public init(path: String, size: Int64, crc32: UInt32, url: String? = nil, urlIsRelative: Bool = false, mirrors: [String] = []) {
+    public init(
+        path: String, size: Int64, crc32: UInt32, sha256: SHA256Digest? = nil, url: String? = nil, urlIsRelative: Bool = false,
+        mirrors: [String] = []
+    ) {
         self.path = path
         self.size = size
         self.crc32 = crc32
+        self.sha256 = sha256
         self.urlIsRelative = urlIsRelative
         self.url = url
         self.mirrors = mirrors

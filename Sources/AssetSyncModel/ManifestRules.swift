@@ -119,6 +119,13 @@ package enum ManifestRules {
         return result
     }
 
+    package static func sha256(_ text: String) throws(RuleViolation) -> SHA256Digest {
+        guard let digest = SHA256Digest(hexDigits: text.utf8) else {
+            throw RuleViolation("sha256 must be exactly 64 hex digits", value: QuotedValue.quote(text))
+        }
+        return digest
+    }
+
     /// The CRC `bytes` spell when they are exactly 8 hex digits, else nil (see `plainSize`).
     @inline(__always)
     package static func plainCRC32(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32? {

@@ -48,7 +48,7 @@ public struct SyncPlan: Equatable, Sendable {
                 switch local {
                 case nil: action = .new
                 case let item? where item.kind == .regular && item.size == size:
-                    if let record = proofs?[index], record.crc32 == entries[index].crc32, record.describes(item) {
+                    if let record = proofs?[index], record.proves(entries[index]), record.describes(item) {
                         action = .current
                     } else {
                         action = .check

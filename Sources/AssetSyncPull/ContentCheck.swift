@@ -3,7 +3,7 @@ public import AssetSyncModel
 public import AssetSyncSystem
 import Glibc
 
-/// Proves files by reading them and computing their CRC-32, on all cores.
+/// Proves files by reading them and computing their CRC-32 (and SHA-256, when the entry gives one), on all cores.
 public enum ContentCheck {
     /// What reading one entry's file found.
     public enum Verdict: Equatable, Sendable {
@@ -13,6 +13,7 @@ public enum ContentCheck {
         case notARegularFile
         case wrongSize(Int64)
         case wrongCRC(UInt32)
+        case wrongSHA256(SHA256Digest)
         case unreadable(SystemError)
 
         public var proof: StateIndex.Record? {
@@ -56,9 +57,14 @@ public enum ContentCheck {
         guard status.st_mode & S_IFMT == S_IFREG else { return .notARegularFile }
         guard Int64(status.st_size) == entry.size else { return .wrongSize(Int64(status.st_size)) }
         posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
-        let crc: UInt32
-        do { crc = try CRC32.of(fd: fd, length: entry.size, buffer: buffer, path: display) } catch { return .unreadable(error) }
-        guard crc == entry.crc32 else { return .wrongCRC(crc) }
-        return .proven(StateIndex.Record(LocalItem(status), crc32: entry.crc32))
+        let sums: FileChecksums
+        do {
+            sums = try FileChecksums.of(fd: fd, length: entry.size, withSHA256: entry.sha256 != nil, buffer: buffer, path: display)
+        } catch {
+            return .unreadable(error)
+        }
+        guard sums.crc32 == entry.crc32 else { return .wrongCRC(sums.crc32) }
+        if let sha256 = sums.sha256, sha256 != entry.sha256 { return .wrongSHA256(sha256) }
+        return .proven(StateIndex.Record(LocalItem(status), crc32: entry.crc32, sha256: entry.sha256))
     }
 }

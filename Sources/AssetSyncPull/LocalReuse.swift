@@ -63,7 +63,7 @@ struct LocalReuse {
                 outcome.remaining.append(request)
                 continue
             }
-            outcome.proofs[request.entry.path] = StateIndex.Record(LocalItem(status), crc32: request.entry.crc32)
+            outcome.proofs[request.entry.path] = StateIndex.Record(LocalItem(status), crc32: request.entry.crc32, sha256: request.entry.sha256)
             let result = FileResult(
                 path: request.entry.path, size: request.entry.size, action: request.action, outcome: .committed, reusedFrom: from)
             outcome.results.append(result)

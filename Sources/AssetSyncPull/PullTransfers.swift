@@ -97,7 +97,7 @@ final class PullTransfers: TransferEngineDelegate {
             guard let error else {
                 var status = stat()
                 if fstat(partial.fd, &status) == 0 {
-                    proofs[download.entry.path] = StateIndex.Record(LocalItem(status), crc32: download.entry.crc32)
+                    proofs[download.entry.path] = StateIndex.Record(LocalItem(status), crc32: download.entry.crc32, sha256: download.entry.sha256)
                 }
                 results.append(download.result(.committed))
                 continue

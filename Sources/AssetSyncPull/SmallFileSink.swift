@@ -80,7 +80,14 @@ final class SmallFileSink: DownloadSink {
     /// Never called for a file below the resumable size; there is no record to keep.
     func saveResume(_ fields: [(key: String, value: String?)]) throws(SystemError) {}
 
-    func mismatch() -> String? { Committer.mismatch(received: offset, crc: crc.value, for: entry) }
+    /// Size and CRC-32, then the SHA-256 when the entry gives one, of the bytes held.
+    func mismatch() -> String? {
+        if let reason = Committer.mismatch(received: offset, crc: crc.value, for: entry) { return reason }
+        guard entry.sha256 != nil else { return nil }
+        let digest = aside.map { $0.withUnsafeBytes { SHA256.digest(of: $0) } }
+            ?? SHA256.digest(of: UnsafeRawBufferPointer(rebasing: (buffer ?? UnsafeMutableRawBufferPointer(start: nil, count: 0))[0..<Int(offset)]))
+        return Committer.mismatch(sha256: digest, for: entry)
+    }
 
     /// Hands the proven bytes to a writer lane, which writes them to a fresh partial named `name`
     /// (any leftover of that name is truncated first); `partial()` waits for it.

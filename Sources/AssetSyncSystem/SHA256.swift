@@ -3,8 +3,8 @@ import CLibCrypto
 import Glibc
 
 /// A running SHA-256 over exactly the bytes fed to it: OpenSSL's libcrypto (EVP), which uses the
-/// CPU's SHA extensions where there are some. Not copyable: it owns libcrypto's context.
-public struct SHA256: ~Copyable {
+/// CPU's SHA extensions where there are some. A class: it owns libcrypto's context.
+public final class SHA256 {
     private let context: OpaquePointer
 
     public init() {
@@ -16,13 +16,13 @@ public struct SHA256: ~Copyable {
 
     deinit { EVP_MD_CTX_free(context) }
 
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    public func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         guard EVP_DigestUpdate(context, base, bytes.count) == 1 else { fatalError("libcrypto's SHA-256 update failed") }
     }
 
     /// The digest of every byte fed so far; the hasher then starts again from nothing.
-    public mutating func finish() -> SHA256Digest {
+    public func finish() -> SHA256Digest {
         var digest = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         var length: UInt32 = 0
         let result = withUnsafeMutableBytes(of: &digest) { raw in
@@ -36,7 +36,7 @@ public struct SHA256: ~Copyable {
 
     /// The digest of `bytes` alone.
     public static func digest(of bytes: UnsafeRawBufferPointer) -> SHA256Digest {
-        var hasher = SHA256()
+        let hasher = SHA256()
         hasher.update(bytes)
         return hasher.finish()
     }
@@ -45,7 +45,7 @@ public struct SHA256: ~Copyable {
     public static func of(
         fd: Int32, length: Int64, buffer: UnsafeMutableRawBufferPointer, path: String
     ) throws(SystemError) -> SHA256Digest {
-        var hasher = SHA256()
+        let hasher = SHA256()
         var offset: Int64 = 0
         while offset < length {
             let wanted = Int(min(Int64(buffer.count), length - offset))

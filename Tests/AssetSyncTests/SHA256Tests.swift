@@ -22,7 +22,7 @@ import TestSupport
     func millionAsInPieces() {
         let bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
         var random = SeededGenerator(seed: 15)
-        var hasher = SHA256()
+        let hasher = SHA256()
         bytes.withUnsafeBytes { all in
             var at = 0
             while at < all.count {

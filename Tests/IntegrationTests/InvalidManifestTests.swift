@@ -115,6 +115,13 @@ import TestSupport
         ("crc32-non-hex.json", #"Error: manifests/invalid/crc32-non-hex.json:5:39: files[0]: crc32 must be hexadecimal (8 digits, no "0x"): "6a75c36g""#),
         ("crc32-7-digits.xml", #"Error: manifests/invalid/crc32-7-digits.xml:3:3: <file>: crc32 must be exactly 8 hex digits: "6a75c36""#),
         ("crc32-7-digits.json", #"Error: manifests/invalid/crc32-7-digits.json:5:39: files[0]: crc32 must be exactly 8 hex digits: "6a75c36""#),
+        ("sha256-63-digits.xml", #"Error: manifests/invalid/sha256-63-digits.xml:3:3: <file>: sha256 must be exactly 64 hex digits: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa""#),
+        ("sha256-63-digits.json", #"Error: manifests/invalid/sha256-63-digits.json:5:61: files[0]: sha256 must be exactly 64 hex digits: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa""#),
+        ("sha256-non-hex.xml", #"Error: manifests/invalid/sha256-non-hex.xml:3:3: <file>: sha256 must be exactly 64 hex digits: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaag""#),
+        ("sha256-non-hex.json", #"Error: manifests/invalid/sha256-non-hex.json:5:61: files[0]: sha256 must be exactly 64 hex digits: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaag""#),
+        ("sha256-empty.xml", #"Error: manifests/invalid/sha256-empty.xml:3:3: <file>: sha256 must be exactly 64 hex digits: """#),
+        ("sha256-empty.json", #"Error: manifests/invalid/sha256-empty.json:5:61: files[0]: sha256 must be exactly 64 hex digits: """#),
+        ("sha256-number.json", #"Error: manifests/invalid/sha256-number.json:5:61: files[0]: sha256 must be a string, not a number"#),
         ("crc32-9-digits.xml", #"Error: manifests/invalid/crc32-9-digits.xml:3:3: <file>: crc32 must be exactly 8 hex digits: "6a75c3670""#),
         ("crc32-9-digits.json", #"Error: manifests/invalid/crc32-9-digits.json:5:39: files[0]: crc32 must be exactly 8 hex digits: "6a75c3670""#),
         ("crc32-over-32-bits.xml", #"Error: manifests/invalid/crc32-over-32-bits.xml:3:3: <file>: crc32 must be exactly 8 hex digits: "1ffffffff""#),
@@ -169,7 +176,7 @@ import TestSupport
         ("unknown-element.xml", #"Error: manifests/invalid/unknown-element.xml:4:5: <file>: unknown element <checksum> in <file> (expected <mirror>)"#),
         ("unknown-element-top.xml", #"Error: manifests/invalid/unknown-element-top.xml:4:3: unknown element <files> in <manifest> (expected <file> or <mirror>)"#),
         ("root-element.xml", #"Error: manifests/invalid/root-element.xml:2:1: unknown element <files> as the root element (expected <manifest>)"#),
-        ("unknown-attribute.xml", #"Error: manifests/invalid/unknown-attribute.xml:3:3: <file>: unknown attribute md5 on <file> (allowed: path, size, crc32, url)"#),
+        ("unknown-attribute.xml", #"Error: manifests/invalid/unknown-attribute.xml:3:3: <file>: unknown attribute md5 on <file> (allowed: path, size, crc32, url, sha256)"#),
         ("unknown-attribute-manifest.xml", #"Error: manifests/invalid/unknown-attribute-manifest.xml:2:1: unknown attribute name on <manifest> (allowed: version, base)"#),
         ("duplicate-attribute.xml", #"Error: manifests/invalid/duplicate-attribute.xml:3:52: not well-formed XML: Attribute path redefined"#),
         // Text is refused at its first character, before libxml2 gathers it.
@@ -191,7 +198,7 @@ import TestSupport
         ("quadratic-blowup.xml", #"Error: manifests/invalid/quadratic-blowup.xml:2:1: \#(doctypeRefused)"#),
 
         // --- JSON structure --------------------------------------------------------------------
-        ("unknown-key.json", #"Error: manifests/invalid/unknown-key.json:5:51: files[0]: unknown key "md5" (allowed: path, size, crc32, url, mirrors)"#),
+        ("unknown-key.json", #"Error: manifests/invalid/unknown-key.json:5:51: files[0]: unknown key "md5" (allowed: path, size, crc32, url, mirrors, sha256)"#),
         ("unknown-key-top.json", #"Error: manifests/invalid/unknown-key-top.json:4:3: unknown key "name" (allowed: version, base, mirrors, files)"#),
         ("duplicate-key-top.json", #"Error: manifests/invalid/duplicate-key-top.json:4:3: duplicate key "base""#),
         ("duplicate-key-entry.json", #"Error: manifests/invalid/duplicate-key-entry.json:5:51: files[0]: duplicate key "path""#),

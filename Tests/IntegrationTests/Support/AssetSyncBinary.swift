@@ -164,6 +164,7 @@ enum TestManifest {
         var crc32: String
         var url: String?
         var mirrors: [String] = []
+        var sha256: String?
     }
 
     /// Writes a manifest of `files` (with `base` and the mirror bases `mirrors`) into `directory` and returns its path.
@@ -175,6 +176,7 @@ enum TestManifest {
             var entry: [String: Any] = ["path": file.path, "size": file.size, "crc32": file.crc32]
             if let url = file.url { entry["url"] = url }
             if !file.mirrors.isEmpty { entry["mirrors"] = file.mirrors }
+            if let sha256 = file.sha256 { entry["sha256"] = sha256 }
             entries.append(entry)
         }
         var manifest: [String: Any] = ["version": 1, "files": entries]
