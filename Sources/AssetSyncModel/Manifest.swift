@@ -63,7 +63,13 @@ public struct ManifestEntry: Equatable, Sendable {
     /// Absolute http(s) URLs tried in order after the primary one fails.
     public var mirrors: [String]
     /// The file's SHA-256, when the manifest gives one: then it is the proof, the CRC-32 a cheap first check.
-    public var sha256: SHA256Digest?
+    public var sha256: SHA256Digest? {
+        get { sha256Bytes.map { $0.withUnsafeBytes { SHA256Digest(bytes: $0) } } }
+        set { sha256Bytes = newValue?.bytes }
+    }
+    /// The SHA-256's bytes, out of line: one word in every entry, where the digest would take five
+    /// in entries of manifests that mostly have none.
+    private var sha256Bytes: [UInt8]?
 
     public init(
         path: String, size: Int64, crc32: UInt32, sha256: SHA256Digest? = nil, url: String? = nil, urlIsRelative: Bool = false,
@@ -72,7 +78,7 @@ public struct ManifestEntry: Equatable, Sendable {
         self.path = path
         self.size = size
         self.crc32 = crc32
-        self.sha256 = sha256
+        self.sha256Bytes = sha256?.bytes
         self.urlIsRelative = urlIsRelative
         self.url = url
         self.mirrors = mirrors
