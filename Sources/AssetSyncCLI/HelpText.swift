@@ -209,10 +209,10 @@ package enum HelpText {
 
     package static let manifest = CommandSpec(
         name: "manifest",
-        usage: "assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>]",
+        usage: "assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>] [--chunks]",
         arguments: ["<dir>"],
         valueOptions: ["--base": "<url>", "--format": "xml|json", "--output": "<file>"],
-        flags: [],
+        flags: ["--chunks"],
         help: """
             OVERVIEW: Describe a directory of files as a manifest, for the publishing side.
 
@@ -221,7 +221,7 @@ package enum HelpText {
             fetched at the base URL plus their path. The output is sorted and byte-identical
             on reruns over the same files.
 
-            USAGE: assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>]
+            USAGE: assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>] [--chunks]
 
             ARGUMENTS:
               <dir>                   The directory to describe.
@@ -232,6 +232,10 @@ package enum HelpText {
               --format xml|json       The manifest's encoding. (default: xml)
               --output <file>         Write the manifest here (atomically) instead of to
                                       standard output.
+              --chunks                Also list each file's content-defined chunks (256 KiB
+                                      to 4 MiB, about 1 MiB), from the same read: a pull
+                                      that has an old version then downloads only the
+                                      chunks that changed.
               -h, --help              Show help information.
 
             EXAMPLES:

@@ -26,7 +26,9 @@ package enum ManifestCommand {
         }
         let manifest: Manifest
         do {
-            manifest = try DirectoryDescription.describe(directory, base: base.hasSuffix("/") ? base : base + "/")
+            manifest = try DirectoryDescription.describe(
+                directory, base: base.hasSuffix("/") ? base : base + "/",
+                chunking: arguments.flags.contains("--chunks") ? ChunkParameters.standard : nil)
         } catch {
             switch error {
             case .base(let base):

@@ -43,8 +43,9 @@ public enum DirectoryDescription {
     }
 
     /// Walks `directory` (no symlink followed, `.assetsync/` skipped) and computes every
-    /// file's size (as read) and CRC-32 in parallel.
-    public static func describe(_ directory: String, base: String) throws(Problem) -> Manifest {
+    /// file's size (as read) and CRC-32 in parallel; with `chunking`, each file's chunk list too,
+    /// in the same read.
+    public static func describe(_ directory: String, base: String, chunking: ChunkParameters? = nil) throws(Problem) -> Manifest {
         var builder = ManifestBuilder(manifestName: "the base URL", style: .xml)
         do { try builder.setBase(base, at: SourcePosition(line: 1, column: 1)) } catch { throw .base(error) }
         let listing: CacheListing
@@ -56,12 +57,16 @@ public enum DirectoryDescription {
         for path in paths {
             do { _ = try ManifestRules.path(path) } catch { throw .unrepresentable(path: path, rule: error.problem) }
         }
-        let sums = try checksums(paths.map { directory + "/" + $0 })
-        return Manifest(base: base, entries: zip(paths, sums).map { ManifestEntry(path: $0, size: $1.size, crc32: $1.crc) })
+        let sums = try checksums(paths.map { directory + "/" + $0 }, chunking: chunking)
+        return Manifest(
+            base: base, entries: zip(paths, sums).map { ManifestEntry(path: $0, size: $1.size, crc32: $1.crc, chunks: $1.chunks) })
     }
 
-    /// Each file's CRC-32 and the bytes read, one worker per core; opened without following a symlink.
-    private static func checksums(_ files: [String]) throws(Problem) -> [(crc: UInt32, size: Int64)] {
+    /// Each file's CRC-32, the bytes read and (with `chunking`) its chunk list, one worker per core;
+    /// opened without following a symlink.
+    private static func checksums(
+        _ files: [String], chunking: ChunkParameters?
+    ) throws(Problem) -> [(crc: UInt32, size: Int64, chunks: ChunkList?)] {
         let sums = ParallelReader.map(files.count, placeholder: Result<Sum, SystemError>.failure(SystemError("read", code: EIO))) {
             index, buffer in
             let fd = open(files[index], O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
@@ -69,22 +74,47 @@ public enum DirectoryDescription {
             defer { close(fd) }
             return Result { () throws(SystemError) in
                 let size = Int64(try FileDescriptor(fd, path: files[index]).status().st_size)
-                return Sum(crc: try CRC32.of(fd: fd, length: size, buffer: buffer, path: files[index]), size: size)
+                guard let chunking else {
+                    return Sum(crc: try CRC32.of(fd: fd, length: size, buffer: buffer, path: files[index]), size: size)
+                }
+                return try chunkedSum(fd: fd, length: size, chunking: chunking, buffer: buffer, path: files[index])
             }
         }
-        var out: [(crc: UInt32, size: Int64)] = []
+        var out: [(crc: UInt32, size: Int64, chunks: ChunkList?)] = []
         out.reserveCapacity(sums.count)
         for sum in sums {
             switch sum {
-            case .success(let value): out.append((value.crc, value.size))
+            case .success(let value): out.append((value.crc, value.size, value.chunks))
             case .failure(let error): throw .read(error)
             }
         }
         return out
     }
 
+    /// The CRC-32 and chunk list of `fd`'s first `length` bytes, both over one read of each byte.
+    private static func chunkedSum(
+        fd: Int32, length: Int64, chunking: ChunkParameters, buffer: UnsafeMutableRawBufferPointer, path: String
+    ) throws(SystemError) -> Sum {
+        var crc = CRC32()
+        var chunker = ContentChunker(parameters: chunking)
+        var offset: Int64 = 0
+        while offset < length {
+            let wanted = Int(min(Int64(buffer.count), length - offset))
+            let got = try FileDescriptor(fd, path: path).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), at: offset)
+            if got == 0 { throw SystemError("read", path: path, code: EIO) }
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<got])
+            crc.update(bytes)
+            chunker.collect(bytes)
+            offset += Int64(got)
+        }
+        // A file of one chunk has no delta to offer: a changed version shares no whole chunk with it.
+        let chunks = chunker.finishList()
+        return Sum(crc: crc.value, size: length, chunks: chunks.count > 1 ? chunks : nil)
+    }
+
     private struct Sum: Sendable {
         var crc: UInt32
         var size: Int64
+        var chunks: ChunkList? = nil
     }
 }

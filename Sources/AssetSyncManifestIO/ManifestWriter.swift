@@ -13,7 +13,8 @@ public enum ManifestWriter {
             out += "<manifest version=\"\(manifest.version)\"" + (manifest.base.map { " base=\"\(xmlEscaped($0))\"" } ?? "") + ">\n"
             for mirror in manifest.mirrors { out += "  <mirror base=\"\(xmlEscaped(mirror))\"/>\n" }
             for entry in manifest.entries {
-                out += "  <file path=\"\(xmlEscaped(entry.path))\" size=\"\(entry.size)\" crc32=\"\(CRC32Text.hex(entry.crc32))\"/>\n"
+                out += "  <file path=\"\(xmlEscaped(entry.path))\" size=\"\(entry.size)\" crc32=\"\(CRC32Text.hex(entry.crc32))\""
+                out += (entry.chunks.map { " chunks=\"\($0.text)\"" } ?? "") + "/>\n"
             }
             out += "</manifest>\n"
         case .json:
@@ -35,7 +36,8 @@ public enum ManifestWriter {
             for (index, entry) in manifest.entries.enumerated() {
                 out += index == 0 ? "\n  {\"path\": " : ",\n  {\"path\": "
                 JSONLine.appendQuoted(entry.path, to: &out)
-                out += ", \"size\": \(entry.size), \"crc32\": \"\(CRC32Text.hex(entry.crc32))\"}"
+                out += ", \"size\": \(entry.size), \"crc32\": \"\(CRC32Text.hex(entry.crc32))\""
+                out += (entry.chunks.map { ", \"chunks\": \"\($0.text)\"" } ?? "") + "}"
             }
             out += manifest.entries.isEmpty ? "]}\n" : "\n]}\n"
         }

@@ -22,6 +22,7 @@ package struct XMLManifestWalker {
         var url: String?
         var urlsAreAbsolute: Bool
         var mirrors: [String] = []
+        var chunks: ChunkList?
         var position: SourcePosition
     }
 
@@ -91,7 +92,7 @@ package struct XMLManifestWalker {
     }
 
     private static let manifestAttributes: [StaticString] = ["version", "base"]
-    private static let fileAttributes: [StaticString] = ["path", "size", "crc32", "url"]
+    private static let fileAttributes: [StaticString] = ["path", "size", "crc32", "url", "chunks"]
     private static let mirrorAttributes: [StaticString] = ["url"]
     private static let manifestMirrorAttributes: [StaticString] = ["base"]
 
@@ -141,9 +142,10 @@ package struct XMLManifestWalker {
             let checkedPath = try ManifestRules.path(path)
             if size == nil, let sizeText { size = try ManifestRules.size(sizeText) }
             if crc32 == nil, let crc32Text { crc32 = try ManifestRules.crc32(crc32Text) }
+            let chunks = try values[4].map { range throws(RuleViolation) in try ChunkList(manifestText: batch.string(range), size: size!) }
             pending = PendingFile(
                 path: checkedPath, size: size!, crc32: crc32!, url: checkedURL?.text,
-                urlsAreAbsolute: checkedURL?.isAbsolute ?? true, position: elementPosition)
+                urlsAreAbsolute: checkedURL?.isAbsolute ?? true, chunks: chunks, position: elementPosition)
         } catch {
             throw failure(error, entry: true)
         }
@@ -174,15 +176,15 @@ package struct XMLManifestWalker {
 
     private mutating func add(_ file: consuming PendingFile) {
         builder.add(
-            ManifestEntry(path: file.path, size: file.size, crc32: file.crc32, url: file.url, mirrors: file.mirrors),
+            ManifestEntry(path: file.path, size: file.size, crc32: file.crc32, url: file.url, mirrors: file.mirrors, chunks: file.chunks),
             urlsAreAbsolute: file.urlsAreAbsolute, at: file.position)
     }
 
     /// The values of a node's attributes, by their index in the allowed names.
     private struct AttributeValues {
-        private var values: (Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?)
+        private var values: (Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?)
 
-        init() { values = (nil, nil, nil, nil) }
+        init() { values = (nil, nil, nil, nil, nil) }
 
         subscript(index: Int) -> Range<Int>? {
             get {
@@ -190,7 +192,8 @@ package struct XMLManifestWalker {
                 case 0: values.0
                 case 1: values.1
                 case 2: values.2
-                default: values.3
+                case 3: values.3
+                default: values.4
                 }
             }
             set {
@@ -198,14 +201,15 @@ package struct XMLManifestWalker {
                 case 0: values.0 = newValue
                 case 1: values.1 = newValue
                 case 2: values.2 = newValue
-                default: values.3 = newValue
+                case 3: values.3 = newValue
+                default: values.4 = newValue
                 }
             }
         }
     }
 
     /// Where the value of each of `node`'s attributes lies, by its index in `allowed` (at most
-    /// four names); refuses the first attribute not allowed, naming it on `<element>`.
+    /// five names); refuses the first attribute not allowed, naming it on `<element>`.
     private func attributes(
         of node: XMLNodeBatch.Node, named element: String, allowed: [StaticString], entry: Bool? = nil
     ) throws(ManifestError) -> AttributeValues {

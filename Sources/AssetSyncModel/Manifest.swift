@@ -62,8 +62,14 @@ public struct ManifestEntry: Equatable, Sendable {
     public var url: String?
     /// Absolute http(s) URLs tried in order after the primary one fails.
     public var mirrors: [String]
+    /// The file's content-defined chunks, for a delta from an old version (issue 14); nil without.
+    public var chunks: ChunkList?
 
-    public init(path: String, size: Int64, crc32: UInt32, url: String? = nil, urlIsRelative: Bool = false, mirrors: [String] = []) {
+    public init(
+        path: String, size: Int64, crc32: UInt32, url: String? = nil, urlIsRelative: Bool = false, mirrors: [String] = [],
+        chunks: ChunkList? = nil
+    ) {
+        self.chunks = chunks
         self.path = path
         self.size = size
         self.crc32 = crc32
