@@ -164,6 +164,8 @@ enum TestManifest {
         var crc32: String
         var url: String?
         var mirrors: [String] = []
+        /// The entry's chunk list as a manifest writes it (issue 14); nil for none.
+        var chunks: String?
     }
 
     /// Writes a manifest of `files` (with `base` and the mirror bases `mirrors`) into `directory` and returns its path.
@@ -175,6 +177,7 @@ enum TestManifest {
             var entry: [String: Any] = ["path": file.path, "size": file.size, "crc32": file.crc32]
             if let url = file.url { entry["url"] = url }
             if !file.mirrors.isEmpty { entry["mirrors"] = file.mirrors }
+            if let chunks = file.chunks { entry["chunks"] = chunks }
             entries.append(entry)
         }
         var manifest: [String: Any] = ["version": 1, "files": entries]
