@@ -70,4 +70,129 @@ import TestSupport
         let third = try sandbox.pull([])
         #expect(third.stderr.hasPrefix("0 new, 0 updated, 1 current, 0 failed; 0 B transferred in "), "\(third.stderr)")
     }
+
+    /// Puts `old` at `pack.bin` in DEST, as an earlier run (or anything else) left it.
+    static func plant(_ old: Data, in sandbox: Sandbox) throws {
+        try FileManager.default.createDirectory(atPath: sandbox.dest, withIntermediateDirectories: true)
+        try old.write(to: URL(fileURLWithPath: sandbox.dest + "/pack.bin"))
+    }
+
+    /// The value of `key` in the partial's resume record; nil without one.
+    static func recordField(_ key: String, in sandbox: Sandbox) -> Substring? {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.partialDirectory)) ?? []
+        guard let name = names.first(where: { $0.hasSuffix(".resume") }),
+              let text = try? String(contentsOfFile: sandbox.partialDirectory + "/" + name, encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key) })
+        else { return nil }
+        return line.drop { $0 != "=" && $0 != " " }.dropFirst()
+    }
+
+    /// The segments of the partial's resume record: each range and the bytes done from its start.
+    static func recordedSegments(in sandbox: Sandbox) -> [(range: Range<Int>, done: Int)] {
+        guard let line = recordField("segments", in: sandbox) else { return [] }
+        return line.split(separator: ",").compactMap { item in
+            let parts = item.split(whereSeparator: { $0 == "-" || $0 == "+" }).compactMap { Int($0) }
+            return parts.count == 3 ? (parts[0]..<parts[1], parts[2]) : nil
+        }
+    }
+
+    @Test func aServerIgnoringRangeGetsAFullDownload() throws {
+        let (old, new) = Self.versions()
+        let sandbox = try Sandbox()
+        defer { sandbox.checkInvariants() }
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.route("/pack.bin", .ignoringRange(.data(new, etag: "\"v2\"")))
+        try Self.plant(old, in: sandbox)
+        sandbox.add("pack.bin", new, url: server.url("pack.bin"), chunks: try Self.chunks(of: new))
+        let result = try sandbox.pull(["--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(sandbox.finalContent("pack.bin") == new)
+        // The first range is answered with the whole file: the file comes again as one stream.
+        let requests = server.requests
+        #expect(requests.count == 2, "\(requests.map(\.range))")
+        #expect(requests.first?.range != nil && requests.first?.responseStatus == 200)
+        #expect(requests.last?.range == nil && requests.last?.completed == true)
+        #expect(try Self.done(result.stdout)["reused_bytes"] as? Int == 0)
+    }
+
+    @Test func anIfRangeAnsweredWithTheWholeFileGetsAFullDownload() throws {
+        let (old, new) = Self.versions()
+        let sandbox = try Sandbox()
+        defer { sandbox.checkInvariants() }
+        let server = try FaultServer()
+        defer { server.stop() }
+        // The first range names version "a"; then the server holds version "b", so If-Range "a" fails.
+        let (first, later) = (FaultResource.data(new, etag: "\"a\""), FaultResource.data(new, etag: "\"b\""))
+        server.route("/pack.bin", .custom { request in FaultRange.respond(request.attempt == 1 ? first : later, to: request) })
+        try Self.plant(old, in: sandbox)
+        sandbox.add("pack.bin", new, url: server.url("pack.bin"), chunks: try Self.chunks(of: new))
+        let result = try sandbox.pull([])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(sandbox.finalContent("pack.bin") == new)
+        let requests = server.requests
+        #expect(requests.count == 3, "\(requests.map(\.range))")
+        #expect(requests[1].ifRange == "\"a\"" && requests[1].responseStatus == 200)
+        #expect(requests.last?.range == nil && requests.last?.completed == true)
+        #expect(result.stderr.contains("the file changed on the server between its segments; downloading as one stream"), "\(result.stderr)")
+        #expect(result.stderr.contains("updated  pack.bin (16.2 MiB)\n"), "\(result.stderr)")
+    }
+
+    @Test func aChunkListThatLiesFailsTheProofAndGetsAFullDownload() throws {
+        let old = PullNginxTests.random(Self.size)
+        var new = old
+        for offset in [1 << 20, 9 << 20] { new[offset] ^= 0xFF }
+        let sandbox = try Sandbox()
+        defer { sandbox.checkInvariants() }
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.route("/pack.bin", .serve(.data(new, etag: "\"v2\"")))
+        try Self.plant(old, in: sandbox)
+        // The old version's list: every chunk claims to be one the old file has, two of them falsely.
+        sandbox.add("pack.bin", new, url: server.url("pack.bin"), chunks: try Self.chunks(of: old))
+        let result = try sandbox.pull(["--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(sandbox.finalContent("pack.bin") == new)
+        let requests = server.requests
+        #expect(requests.count == 1 && requests[0].range == nil && requests[0].completed, "\(requests.map(\.range))")
+        #expect(try Self.done(result.stdout)["reused_bytes"] as? Int == 0)
+    }
+
+    @Test func anInterruptedDeltaResumesWithoutFetchingWhatItHas() throws {
+        let (old, new) = Self.versions()
+        let sandbox = try Sandbox()
+        defer { sandbox.checkInvariants() }
+        let server = try FaultServer()
+        defer { server.stop() }
+        let resource = FaultResource.data(new, etag: "\"v2\"")
+        server.route("/pack.bin", FaultBehavior.serve(resource).slow(chunkSize: 32_768, delay: 0.05))
+        try Self.plant(old, in: sandbox)
+        sandbox.add("pack.bin", new, url: server.url("pack.bin"), chunks: try Self.chunks(of: new))
+        _ = try sandbox.manifest()
+        let running = try AssetSyncBinary.start(["pull", sandbox.manifestPath, "--dest", sandbox.dest])
+        // Killed once the record names fetched bytes in a range that is not complete.
+        let progressed = waitUntil(timeout: 60) {
+            Self.recordedSegments(in: sandbox).contains { $0.done > 0 && $0.done < $0.range.count }
+        }
+        running.signal(SIGKILL)
+        _ = try running.wait()
+        try #require(progressed, "no fetched bytes recorded")
+        let kept = Self.recordedSegments(in: sandbox)
+        let reused = Self.recordField("reused", in: sandbox).flatMap { Int($0) }
+        let before = server.requests.count
+
+        server.route("/pack.bin", .serve(resource))
+        let result = try sandbox.pull(["--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(sandbox.finalContent("pack.bin") == new, "\(result.stderr) \(result.stdout)")
+        let resumed = server.requests.dropFirst(before)
+        #expect(resumed.allSatisfy { $0.ifRange == resource.etag }, "\(resumed.map(\.range))")
+        // Each range asks from where its kept bytes end; copied and complete ones are not asked for.
+        let expected = kept.filter { $0.done < $0.range.count }.map { "bytes=\($0.range.lowerBound + $0.done)-\($0.range.upperBound - 1)" }
+        #expect(Set(resumed.compactMap(\.range)) == Set(expected), "kept \(kept)")
+        #expect(resumed.count == expected.count)
+        let done = try Self.done(result.stdout)
+        #expect(done["bytes_transferred"] as? Int == resumed.map(\.bodyBytesSent).reduce(0, +))
+        #expect(reused != nil && done["reused_bytes"] as? Int == reused)
+    }
 }
