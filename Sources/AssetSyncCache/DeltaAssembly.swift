@@ -121,4 +121,28 @@ package enum DeltaAssembly {
             done += Int64(got)
         }
     }
+
+    /// The first chunk of `partial` whose SHA-256 (first 128 bits) is not the one `chunks` lists, as
+    /// a reason; nil when every chunk has its hash. A delta's proof beside the CRC-32: the list said
+    /// which old chunks to copy and which ranges to fetch, and a list that lies is caught here even
+    /// where the CRC-32 happens to agree.
+    package static func chunkMismatch(in partial: PartialFile, chunks: ChunkList, buffer: UnsafeMutableRawBufferPointer) -> String? {
+        var hasher = SHA256()
+        let file = FileDescriptor(partial.fd, path: partial.displayPath)
+        for (index, range) in chunks.ranges.enumerated() {
+            var offset = range.lowerBound
+            while offset < range.upperBound {
+                let wanted = Int(min(Int64(buffer.count), range.upperBound - offset))
+                guard let got = try? file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), at: offset), got > 0 else {
+                    return "the assembled file could not be read back at offset \(offset)"
+                }
+                hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+                offset += Int64(got)
+            }
+            if ChunkDigest(hasher.finish()) != chunks.digests[index] {
+                return "chunk \(index) (bytes \(range.lowerBound)-\(range.upperBound - 1)) does not have the SHA-256 the chunk list gives"
+            }
+        }
+        return nil
+    }
 }

@@ -71,10 +71,26 @@ import TestSupport
         #expect(third.stderr.hasPrefix("0 new, 0 updated, 1 current, 0 failed; 0 B transferred in "), "\(third.stderr)")
     }
 
-    /// Puts `old` at `pack.bin` in DEST, as an earlier run (or anything else) left it.
-    static func plant(_ old: Data, in sandbox: Sandbox) throws {
+    /// A sandbox whose DEST holds `old` at `pack.bin` (as an earlier run, or anything else, left it),
+    /// and a fault server answering for `pack.bin` by `behavior`; the manifest lists `new` with `chunks`.
+    static func serving(_ new: Data, by behavior: FaultBehavior, chunks: String, over old: Data) throws -> (Sandbox, FaultServer) {
+        let sandbox = try Sandbox()
+        let server = try FaultServer()
+        server.route("/pack.bin", behavior)
         try FileManager.default.createDirectory(atPath: sandbox.dest, withIntermediateDirectories: true)
         try old.write(to: URL(fileURLWithPath: sandbox.dest + "/pack.bin"))
+        sandbox.add("pack.bin", new, url: server.url("pack.bin"), chunks: chunks)
+        return (sandbox, server)
+    }
+
+    /// Pulls `sandbox` with `options`, expecting success and `new` at `pack.bin`.
+    static func pull(
+        _ sandbox: Sandbox, expecting new: Data, _ options: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> RunResult {
+        let result = try sandbox.pull(options)
+        #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(sandbox.finalContent("pack.bin") == new, sourceLocation: sourceLocation)
+        return result
     }
 
     /// The value of `key` in the partial's resume record; nil without one.
@@ -98,16 +114,13 @@ import TestSupport
 
     @Test func aServerIgnoringRangeGetsAFullDownload() throws {
         let (old, new) = Self.versions()
-        let sandbox = try Sandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        server.route("/pack.bin", .ignoringRange(.data(new, etag: "\"v2\"")))
-        try Self.plant(old, in: sandbox)
-        sandbox.add("pack.bin", new, url: server.url("pack.bin"), chunks: try Self.chunks(of: new))
-        let result = try sandbox.pull(["--json"])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(sandbox.finalContent("pack.bin") == new)
+        let (sandbox, server) = try Self.serving(
+            new, by: .ignoringRange(.data(new, etag: "\"v2\"")), chunks: try Self.chunks(of: new), over: old)
+        defer {
+            server.stop()
+            sandbox.checkInvariants()
+        }
+        let result = try Self.pull(sandbox, expecting: new, ["--json"])
         // The first range is answered with the whole file: the file comes again as one stream.
         let requests = server.requests
         #expect(requests.count == 2, "\(requests.map(\.range))")
@@ -118,18 +131,15 @@ import TestSupport
 
     @Test func anIfRangeAnsweredWithTheWholeFileGetsAFullDownload() throws {
         let (old, new) = Self.versions()
-        let sandbox = try Sandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
         // The first range names version "a"; then the server holds version "b", so If-Range "a" fails.
         let (first, later) = (FaultResource.data(new, etag: "\"a\""), FaultResource.data(new, etag: "\"b\""))
-        server.route("/pack.bin", .custom { request in FaultRange.respond(request.attempt == 1 ? first : later, to: request) })
-        try Self.plant(old, in: sandbox)
-        sandbox.add("pack.bin", new, url: server.url("pack.bin"), chunks: try Self.chunks(of: new))
-        let result = try sandbox.pull([])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(sandbox.finalContent("pack.bin") == new)
+        let versions = FaultBehavior.custom { request in FaultRange.respond(request.attempt == 1 ? first : later, to: request) }
+        let (sandbox, server) = try Self.serving(new, by: versions, chunks: try Self.chunks(of: new), over: old)
+        defer {
+            server.stop()
+            sandbox.checkInvariants()
+        }
+        let result = try Self.pull(sandbox, expecting: new, [])
         let requests = server.requests
         #expect(requests.count == 3, "\(requests.map(\.range))")
         #expect(requests[1].ifRange == "\"a\"" && requests[1].responseStatus == 200)
@@ -142,32 +152,58 @@ import TestSupport
         let old = PullNginxTests.random(Self.size)
         var new = old
         for offset in [1 << 20, 9 << 20] { new[offset] ^= 0xFF }
-        let sandbox = try Sandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
-        server.route("/pack.bin", .serve(.data(new, etag: "\"v2\"")))
-        try Self.plant(old, in: sandbox)
         // The old version's list: every chunk claims to be one the old file has, two of them falsely.
-        sandbox.add("pack.bin", new, url: server.url("pack.bin"), chunks: try Self.chunks(of: old))
-        let result = try sandbox.pull(["--json"])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(sandbox.finalContent("pack.bin") == new)
+        let (sandbox, server) = try Self.serving(new, by: .serve(.data(new, etag: "\"v2\"")), chunks: try Self.chunks(of: old), over: old)
+        defer {
+            server.stop()
+            sandbox.checkInvariants()
+        }
+        let result = try Self.pull(sandbox, expecting: new, ["--json"])
         let requests = server.requests
         #expect(requests.count == 1 && requests[0].range == nil && requests[0].completed, "\(requests.map(\.range))")
         #expect(try Self.done(result.stdout)["reused_bytes"] as? Int == 0)
     }
 
+    /// `chunks` with the hash of the chunk holding byte `offset` changed: a list that lies about one chunk.
+    static func lying(_ chunks: String, aboutByte offset: Int) throws -> String {
+        let (sizes, packed) = (chunks.prefix { $0 != ":" }, chunks.drop { $0 != ":" }.dropFirst())
+        var bytes = try #require(Data(base64Encoded: String(packed)))
+        var start = 0
+        for index in 0..<(bytes.count / 20) {
+            let length = bytes[(index * 20)..<(index * 20 + 4)].reduce(0) { $0 << 8 | Int($1) }
+            if offset < start + length {
+                bytes[index * 20 + 4] ^= 0xFF
+                break
+            }
+            start += length
+        }
+        return sizes + ":" + bytes.base64EncodedString()
+    }
+
+    @Test func aFetchedChunkWhoseHashLiesFailsTheProofThoughTheCRCAgrees() throws {
+        let (old, new) = Self.versions()
+        // The chunk around the overwrite at 11 MiB (shifted by the insertion) is fetched, right, but listed wrong.
+        let chunks = try Self.lying(try Self.chunks(of: new), aboutByte: (11 << 20) + (200 << 10) + 1000)
+        let (sandbox, server) = try Self.serving(new, by: .serve(.data(new, etag: "\"v2\"")), chunks: chunks, over: old)
+        defer {
+            server.stop()
+            sandbox.checkInvariants()
+        }
+        let result = try Self.pull(sandbox, expecting: new, [])
+        #expect(result.stderr.contains("does not have the SHA-256 the chunk list gives; downloading as one stream"), "\(result.stderr)")
+        let requests = server.requests
+        #expect(requests.count >= 2 && requests.last?.range == nil && requests.last?.completed == true, "\(requests.map(\.range))")
+    }
+
     @Test func anInterruptedDeltaResumesWithoutFetchingWhatItHas() throws {
         let (old, new) = Self.versions()
-        let sandbox = try Sandbox()
-        defer { sandbox.checkInvariants() }
-        let server = try FaultServer()
-        defer { server.stop() }
         let resource = FaultResource.data(new, etag: "\"v2\"")
-        server.route("/pack.bin", FaultBehavior.serve(resource).slow(chunkSize: 32_768, delay: 0.05))
-        try Self.plant(old, in: sandbox)
-        sandbox.add("pack.bin", new, url: server.url("pack.bin"), chunks: try Self.chunks(of: new))
+        let slow = FaultBehavior.serve(resource).slow(chunkSize: 32_768, delay: 0.05)
+        let (sandbox, server) = try Self.serving(new, by: slow, chunks: try Self.chunks(of: new), over: old)
+        defer {
+            server.stop()
+            sandbox.checkInvariants()
+        }
         _ = try sandbox.manifest()
         let running = try AssetSyncBinary.start(["pull", sandbox.manifestPath, "--dest", sandbox.dest])
         // Killed once the record names fetched bytes in a range that is not complete.
