@@ -47,7 +47,6 @@ public struct ContentChunker: ~Copyable {
     ) throws(Failure) {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count > 0 else { return }
         let (minimum, average, maximum) = (parameters.minimum, parameters.average, parameters.maximum)
-        let gear = Self.gear
         var position = 0
         var chunkStart = 0
         while position < bytes.count {
@@ -57,15 +56,12 @@ public struct ContentChunker: ~Copyable {
                 length += skip
                 if length < minimum { break }
             }
-            var cut = false
-            while position < bytes.count {
-                hash = (hash << 1) &+ gear[Int(base[position])]
-                position += 1
-                length += 1
-                if hash & (length < average ? smallMask : largeMask) == 0 || length >= maximum {
-                    cut = true
-                    break
-                }
+            // Up to a length of average - 1 the stricter test; from the average on the looser one,
+            // and a cut at the maximum whatever the hash.
+            var cut = length < average - 1
+                && Self.scan(base, bytes.count, &position, &length, &hash, until: average - 1, mask: smallMask, forcedAt: .max)
+            if !cut, length >= average - 1 {
+                cut = Self.scan(base, bytes.count, &position, &length, &hash, until: maximum, mask: largeMask, forcedAt: maximum)
             }
             guard cut else { break }
             hasher.update(UnsafeRawBufferPointer(start: base + chunkStart, count: position - chunkStart))
@@ -76,6 +72,28 @@ public struct ContentChunker: ~Copyable {
             try chunk(done, ChunkDigest(hasher.finish()))
         }
         hasher.update(UnsafeRawBufferPointer(start: base + chunkStart, count: bytes.count - chunkStart))
+    }
+
+    /// Rolls the hash over the bytes from `position` while `length` is below `limit`; true at a cut
+    /// (the hash's bits under `mask` all zero, or `length` reaching `forcedAt`), false when the bytes
+    /// or the limit ran out first. The chunker's inner loop: one table read, shift and add per byte.
+    @inline(__always)
+    private static func scan(
+        _ base: UnsafePointer<UInt8>, _ count: Int, _ position: inout Int, _ length: inout Int, _ hash: inout UInt64,
+        until limit: Int, mask: UInt64, forcedAt forced: Int
+    ) -> Bool {
+        gear.withUnsafeBufferPointer { gear in
+            var (at, done, rolled) = (position, length, hash)
+            defer { (position, length, hash) = (at, done, rolled) }
+            let end = min(count, at + (limit - done))
+            while at < end {
+                rolled = (rolled << 1) &+ gear[Int(base[at])]
+                at += 1
+                done += 1
+                if rolled & mask == 0 || done >= forced { return true }
+            }
+            return false
+        }
     }
 
     /// The last chunk: the bytes fed since the last cut, or nil when there are none.
