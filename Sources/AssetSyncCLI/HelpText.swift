@@ -209,10 +209,10 @@ package enum HelpText {
 
     package static let manifest = CommandSpec(
         name: "manifest",
-        usage: "assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>] [--sha256]",
+        usage: "assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>] [--sha256] [--chunks]",
         arguments: ["<dir>"],
         valueOptions: ["--base": "<url>", "--format": "xml|json", "--output": "<file>"],
-        flags: ["--sha256"],
+        flags: ["--sha256", "--chunks"],
         help: """
             OVERVIEW: Describe a directory of files as a manifest, for the publishing side.
 
@@ -222,7 +222,7 @@ package enum HelpText {
             is sorted and byte-identical on reruns over the same files.
 
             USAGE: assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>]
-                                      [--sha256]
+                                      [--sha256] [--chunks]
 
             ARGUMENTS:
               <dir>                   The directory to describe.
@@ -235,6 +235,10 @@ package enum HelpText {
                                       standard output.
               --sha256                Give each file its SHA-256 too (in the same read):
                                       pulls then prove every file by it, not by CRC-32 alone.
+              --chunks                Also list each file's content-defined chunks (256 KiB
+                                      to 4 MiB, about 1 MiB), from the same read: a pull
+                                      that has an old version then downloads only the
+                                      chunks that changed.
               -h, --help              Show help information.
 
             EXAMPLES:

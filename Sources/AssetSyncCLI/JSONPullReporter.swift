@@ -65,7 +65,7 @@ package final class JSONPullReporter: PullEvents {
             line.add("mirror", result.source?.origin)
             line.add("primary", !result.isFromMirror)
             line.add("reused_from", result.reusedFrom)
-            line.add("reused_bytes", result.reusedFrom == nil ? 0 : result.size)
+            line.add("reused_bytes", result.reusedBytes)
             write(line.line)
         case .failed(let failure):
             var line = JSONLine(type: "failed")

@@ -27,7 +27,8 @@ package enum ManifestCommand {
         let manifest: Manifest
         do {
             manifest = try DirectoryDescription.describe(
-                directory, base: base.hasSuffix("/") ? base : base + "/", withSHA256: arguments.flags.contains("--sha256"))
+                directory, base: base.hasSuffix("/") ? base : base + "/", withSHA256: arguments.flags.contains("--sha256"),
+                chunking: arguments.flags.contains("--chunks") ? ChunkParameters.standard : nil)
         } catch {
             switch error {
             case .base(let base):

@@ -24,7 +24,8 @@ package enum PullLines {
             }
             let verb = result.action == .new ? "new     " : "updated "
             let mirror = result.isFromMirror ? result.source.map { " from mirror \(QuotedValue.escapingControls($0.url))" } ?? "" : ""
-            return ("\(verb) \(QuotedValue.displayPath(result.path)) (\(ByteCount.human(result.size)))\(mirror)\n", false)
+            let delta = result.reusedBytes > 0 ? ", \(ByteCount.human(result.reusedBytes)) kept from the old version" : ""
+            return ("\(verb) \(QuotedValue.displayPath(result.path)) (\(ByteCount.human(result.size)))\(mirror)\(delta)\n", false)
         case .failed(let failure):
             return ("failed   \(QuotedValue.displayPath(result.path)): \(describe(failure, indent: "         "))\n", true)
         case .current, .interrupted:
@@ -101,7 +102,7 @@ package struct PullTotals: Sendable {
     package var current = 0
     package var interrupted = 0
     package var transferred: Int64 = 0
-    /// Bytes of committed files copied from this machine instead of downloaded.
+    /// Bytes of committed files copied from this machine instead of downloaded (deltas' kept chunks too).
     package var reused: Int64 = 0
     package var failures: [(path: String, failure: Failure)] = []
 
@@ -111,7 +112,7 @@ package struct PullTotals: Sendable {
             switch result.outcome {
             case .committed:
                 if result.action == .new { new += 1 } else { updated += 1 }
-                if result.reusedFrom != nil { reused += result.size }
+                reused += result.reusedBytes
             case .current: current += 1
             case .failed(let failure): failures.append((result.path, failure))
             case .interrupted: interrupted += 1

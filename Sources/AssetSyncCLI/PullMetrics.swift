@@ -56,9 +56,9 @@ struct PullMetrics {
             files[kind, default: 0] += 1
             bytes[kind, default: 0] += result.size
             transferred += result.transferred
-            if case .committed = result.outcome, result.reusedFrom != nil {
-                reusedFiles += 1
-                reusedBytes += result.size
+            if case .committed = result.outcome {
+                if result.reusedFrom != nil { reusedFiles += 1 }
+                reusedBytes += result.reusedBytes
             }
             if case .committed = result.outcome, let source = result.source {
                 sourceBytes[source.origin, default: 0] += result.size
@@ -103,7 +103,9 @@ struct PullMetrics {
             [([], "\(transferred)")])
         metric("assetsync_last_run_reused_files", "Files the last pull copied from bytes already on the machine instead of downloading.",
             [([], "\(reusedFiles)")])
-        metric("assetsync_last_run_reused_bytes", "Bytes of those files.", [([], "\(reusedBytes)")])
+        metric(
+            "assetsync_last_run_reused_bytes", "Bytes of those files, and of the chunks deltas kept from old versions.",
+            [([], "\(reusedBytes)")])
         metric("assetsync_last_run_deleted_files", "Files --delete removed in the last pull.", [([], "\(deleted)")])
         metric("assetsync_last_run_source_files", "Verified files each source (base, mirror base or host) served in the last pull.",
             sourceFiles.sorted { $0.key < $1.key }.map { ([("source", $0.key)], "\($0.value)") })

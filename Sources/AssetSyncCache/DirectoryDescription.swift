@@ -43,8 +43,11 @@ public enum DirectoryDescription {
     }
 
     /// Walks `directory` (no symlink followed, `.assetsync/` skipped) and computes every
-    /// file's size (as read), CRC-32 and, `withSHA256`, SHA-256 in parallel, each file read once.
-    public static func describe(_ directory: String, base: String, withSHA256: Bool = false) throws(Problem) -> Manifest {
+    /// file's size (as read), CRC-32 and, `withSHA256`, SHA-256 in parallel; with `chunking`, each
+    /// file's chunk list too; each file is read once for all of them.
+    public static func describe(
+        _ directory: String, base: String, withSHA256: Bool = false, chunking: ChunkParameters? = nil
+    ) throws(Problem) -> Manifest {
         var builder = ManifestBuilder(manifestName: "the base URL", style: .xml)
         do { try builder.setBase(base, at: SourcePosition(line: 1, column: 1)) } catch { throw .base(error) }
         let listing: CacheListing
@@ -56,14 +59,15 @@ public enum DirectoryDescription {
         for path in paths {
             do { _ = try ManifestRules.path(path) } catch { throw .unrepresentable(path: path, rule: error.problem) }
         }
-        let sums = try checksums(paths.map { directory + "/" + $0 }, withSHA256: withSHA256)
+        let sums = try checksums(paths.map { directory + "/" + $0 }, withSHA256: withSHA256, chunking: chunking)
         return Manifest(base: base, entries: zip(paths, sums).map {
-            ManifestEntry(path: $0, size: $1.size, crc32: $1.sums.crc32, sha256: $1.sums.sha256)
+            ManifestEntry(path: $0, size: $1.size, crc32: $1.crc, sha256: $1.sha256, chunks: $1.chunks)
         })
     }
 
-    /// Each file's checksums and the bytes read, one worker per core; opened without following a symlink.
-    private static func checksums(_ files: [String], withSHA256: Bool) throws(Problem) -> [Sum] {
+    /// Each file's checksums, the bytes read and (with `chunking`) its chunk list, one worker per core;
+    /// opened without following a symlink.
+    private static func checksums(_ files: [String], withSHA256: Bool, chunking: ChunkParameters?) throws(Problem) -> [Sum] {
         let sums = ParallelReader.map(files.count, placeholder: Result<Sum, SystemError>.failure(SystemError("read", code: EIO))) {
             index, buffer in
             let fd = open(files[index], O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
@@ -71,8 +75,7 @@ public enum DirectoryDescription {
             defer { close(fd) }
             return Result { () throws(SystemError) in
                 let size = Int64(try FileDescriptor(fd, path: files[index]).status().st_size)
-                return Sum(
-                    sums: try FileChecksums.of(fd: fd, length: size, withSHA256: withSHA256, buffer: buffer, path: files[index]), size: size)
+                return try sum(fd: fd, length: size, withSHA256: withSHA256, chunking: chunking, buffer: buffer, path: files[index])
             }
         }
         var out: [Sum] = []
@@ -86,8 +89,38 @@ public enum DirectoryDescription {
         return out
     }
 
+    /// The CRC-32, the SHA-256 (`withSHA256`) and the chunk list (with `chunking`) of `fd`'s first
+    /// `length` bytes, all over one read of each byte.
+    private static func sum(
+        fd: Int32, length: Int64, withSHA256: Bool, chunking: ChunkParameters?, buffer: UnsafeMutableRawBufferPointer, path: String
+    ) throws(SystemError) -> Sum {
+        guard let chunking else {
+            let sums = try FileChecksums.of(fd: fd, length: length, withSHA256: withSHA256, buffer: buffer, path: path)
+            return Sum(crc: sums.crc32, sha256: sums.sha256, size: length)
+        }
+        var crc = CRC32()
+        let hasher = withSHA256 ? SHA256() : nil
+        var chunker = ContentChunker(parameters: chunking)
+        var offset: Int64 = 0
+        while offset < length {
+            let wanted = Int(min(Int64(buffer.count), length - offset))
+            let got = try FileDescriptor(fd, path: path).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), at: offset)
+            if got == 0 { throw SystemError("read", path: path, code: EIO) }
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<got])
+            crc.update(bytes)
+            hasher?.update(bytes)
+            chunker.collect(bytes)
+            offset += Int64(got)
+        }
+        // A file of one chunk has no delta to offer: a changed version shares no whole chunk with it.
+        let chunks = chunker.finishList()
+        return Sum(crc: crc.value, sha256: hasher?.finish(), size: length, chunks: chunks.count > 1 ? chunks : nil)
+    }
+
     private struct Sum: Sendable {
-        var sums: FileChecksums
+        var crc: UInt32
+        var sha256: SHA256Digest?
         var size: Int64
+        var chunks: ChunkList? = nil
     }
 }

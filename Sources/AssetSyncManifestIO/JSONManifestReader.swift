@@ -46,9 +46,9 @@ package struct JSONManifestReader {
         return try builder.finish()
     }
 
-    private static let entryKeys = ["path", "size", "crc32", "url", "mirrors", "sha256"]
+    private static let entryKeys = ["path", "size", "crc32", "url", "mirrors", "sha256", "chunks"]
     /// The most bytes each string field may have; a longer one is refused before it is all read.
-    private static let maximumBytes = [ManifestRules.maximumPathBytes, 0, 64, URLRules.maximumBytes, 0, 256]
+    private static let maximumBytes = [ManifestRules.maximumPathBytes, 0, 64, URLRules.maximumBytes, 0, 256, Int(Manifest.sizeLimit / 4)]
 
     /// Reads one `files[]` object. Written as a plain loop: it runs once per entry,
     /// a million times for a large manifest.
@@ -65,6 +65,8 @@ package struct JSONManifestReader {
         var url: String?
         var mirrors: [String] = []
         var urlsAreAbsolute = true
+        /// Checked once the size is known, wherever it stands.
+        var chunksText: (text: String, at: SourcePosition)?
         var seen: UInt32 = 0
         try text.expect(UInt8(ascii: "{"), entry: index)
         try text.skipWhitespace()
@@ -101,9 +103,11 @@ package struct JSONManifestReader {
                 urlsAreAbsolute = urlsAreAbsolute && checked.isAbsolute
             case 4:
                 try readMirrors(into: &mirrors, allAbsolute: &urlsAreAbsolute, entry: index)
-            default:
+            case 5:
                 let raw = try text.readString(field: field, entry: index, maximumBytes: Self.maximumBytes[5])
                 sha256 = try checking(at: at, entry: index) { () throws(RuleViolation) in try ManifestRules.sha256(raw) }
+            default:
+                chunksText = (try text.readString(field: field, entry: index, maximumBytes: Self.maximumBytes[6]), at)
             }
             try text.skipWhitespace()
             more = try text.peek() == UInt8(ascii: ",")
@@ -114,8 +118,11 @@ package struct JSONManifestReader {
             let missing = path == nil ? "path" : size == nil ? "size" : "crc32"
             throw text.failure(RuleViolation("missing the required key \"\(missing)\""), at: position, entry: index)
         }
+        let chunks = try chunksText.map { chunks throws(ManifestError) in
+            try checking(at: chunks.at, entry: index) { () throws(RuleViolation) in try ChunkList(manifestText: chunks.text, size: size) }
+        }
         builder.add(
-            ManifestEntry(path: path, size: size, crc32: crc32, sha256: sha256, url: url, mirrors: mirrors),
+            ManifestEntry(path: path, size: size, crc32: crc32, sha256: sha256, url: url, mirrors: mirrors, chunks: chunks),
             urlsAreAbsolute: urlsAreAbsolute, at: position)
     }
 

@@ -14,7 +14,8 @@ public enum ManifestWriter {
             for mirror in manifest.mirrors { out += "  <mirror base=\"\(xmlEscaped(mirror))\"/>\n" }
             for entry in manifest.entries {
                 out += "  <file path=\"\(xmlEscaped(entry.path))\" size=\"\(entry.size)\" crc32=\"\(CRC32Text.hex(entry.crc32))\""
-                out += (entry.sha256.map { " sha256=\"\($0.hex)\"" } ?? "") + "/>\n"
+                out += entry.sha256.map { " sha256=\"\($0.hex)\"" } ?? ""
+                out += (entry.chunks.map { " chunks=\"\($0.text)\"" } ?? "") + "/>\n"
             }
             out += "</manifest>\n"
         case .json:
@@ -37,7 +38,8 @@ public enum ManifestWriter {
                 out += index == 0 ? "\n  {\"path\": " : ",\n  {\"path\": "
                 JSONLine.appendQuoted(entry.path, to: &out)
                 out += ", \"size\": \(entry.size), \"crc32\": \"\(CRC32Text.hex(entry.crc32))\""
-                out += (entry.sha256.map { ", \"sha256\": \"\($0.hex)\"" } ?? "") + "}"
+                out += entry.sha256.map { ", \"sha256\": \"\($0.hex)\"" } ?? ""
+                out += (entry.chunks.map { ", \"chunks\": \"\($0.text)\"" } ?? "") + "}"
             }
             out += manifest.entries.isEmpty ? "]}\n" : "\n]}\n"
         }

@@ -23,6 +23,7 @@ package struct XMLManifestWalker {
         var url: String?
         var urlsAreAbsolute: Bool
         var mirrors: [String] = []
+        var chunks: ChunkList?
         var position: SourcePosition
     }
 
@@ -92,7 +93,7 @@ package struct XMLManifestWalker {
     }
 
     private static let manifestAttributes: [StaticString] = ["version", "base"]
-    private static let fileAttributes: [StaticString] = ["path", "size", "crc32", "url", "sha256"]
+    private static let fileAttributes: [StaticString] = ["path", "size", "crc32", "url", "sha256", "chunks"]
     private static let mirrorAttributes: [StaticString] = ["url"]
     private static let manifestMirrorAttributes: [StaticString] = ["base"]
 
@@ -144,9 +145,10 @@ package struct XMLManifestWalker {
             if size == nil, let sizeText { size = try ManifestRules.size(sizeText) }
             if crc32 == nil, let crc32Text { crc32 = try ManifestRules.crc32(crc32Text) }
             let sha256 = try sha256Text.map { text throws(RuleViolation) in try ManifestRules.sha256(text) }
+            let chunks = try values[5].map { range throws(RuleViolation) in try ChunkList(manifestText: batch.string(range), size: size!) }
             pending = PendingFile(
                 path: checkedPath, size: size!, crc32: crc32!, sha256: sha256, url: checkedURL?.text,
-                urlsAreAbsolute: checkedURL?.isAbsolute ?? true, position: elementPosition)
+                urlsAreAbsolute: checkedURL?.isAbsolute ?? true, chunks: chunks, position: elementPosition)
         } catch {
             throw failure(error, entry: true)
         }
@@ -177,15 +179,17 @@ package struct XMLManifestWalker {
 
     private mutating func add(_ file: consuming PendingFile) {
         builder.add(
-            ManifestEntry(path: file.path, size: file.size, crc32: file.crc32, sha256: file.sha256, url: file.url, mirrors: file.mirrors),
+            ManifestEntry(
+                path: file.path, size: file.size, crc32: file.crc32, sha256: file.sha256, url: file.url, mirrors: file.mirrors,
+                chunks: file.chunks),
             urlsAreAbsolute: file.urlsAreAbsolute, at: file.position)
     }
 
     /// The values of a node's attributes, by their index in the allowed names.
     private struct AttributeValues {
-        private var values: (Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?)
+        private var values: (Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?)
 
-        init() { values = (nil, nil, nil, nil, nil) }
+        init() { values = (nil, nil, nil, nil, nil, nil) }
 
         subscript(index: Int) -> Range<Int>? {
             get {
@@ -194,7 +198,8 @@ package struct XMLManifestWalker {
                 case 1: values.1
                 case 2: values.2
                 case 3: values.3
-                default: values.4
+                case 4: values.4
+                default: values.5
                 }
             }
             set {
@@ -203,12 +208,15 @@ package struct XMLManifestWalker {
                 case 1: values.1 = newValue
                 case 2: values.2 = newValue
                 case 3: values.3 = newValue
-                default: values.4 = newValue
+                case 4: values.4 = newValue
+                default: values.5 = newValue
                 }
             }
         }
     }
 
+    /// Where the value of each of `node`'s attributes lies, by its index in `allowed` (at most
+    /// six names); refuses the first attribute not allowed, naming it on `<element>`.
     private func attributes(
         of node: XMLNodeBatch.Node, named element: String, allowed: [StaticString], entry: Bool? = nil
     ) throws(ManifestError) -> AttributeValues {

@@ -29,13 +29,17 @@ public struct FileResult: Sendable, Equatable {
     /// Where a committed file's bytes were copied from on this machine instead of downloaded (an old
     /// path in DEST, or a file in another cache), as the user would name it; nil for a download.
     public var reusedFrom: String?
+    /// Bytes of a committed file copied from this machine instead of downloaded: all of a file
+    /// reused whole (`reusedFrom`), the chunks a delta kept from the old version (issue 14), else 0.
+    public var reusedBytes: Int64
 
     public init(
         path: String, size: Int64, action: SyncPlan.Action, outcome: Outcome, attempts: Int = 0, transferred: Int64 = 0,
         source: DownloadSource? = nil, isFromMirror: Bool = false, failedSources: [String] = [],
-        reusedFrom: String? = nil
+        reusedFrom: String? = nil, reusedBytes: Int64? = nil
     ) {
         self.reusedFrom = reusedFrom
+        self.reusedBytes = reusedBytes ?? (reusedFrom == nil ? 0 : size)
         self.path = path
         self.size = size
         self.action = action

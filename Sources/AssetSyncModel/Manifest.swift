@@ -70,11 +70,14 @@ public struct ManifestEntry: Equatable, Sendable {
     /// The SHA-256's bytes, out of line: one word in every entry, where the digest would take five
     /// in entries of manifests that mostly have none.
     private var sha256Bytes: [UInt8]?
+    /// The file's content-defined chunks, for a delta from an old version (issue 14); nil without.
+    public var chunks: ChunkList?
 
     public init(
         path: String, size: Int64, crc32: UInt32, sha256: SHA256Digest? = nil, url: String? = nil, urlIsRelative: Bool = false,
-        mirrors: [String] = []
+        mirrors: [String] = [], chunks: ChunkList? = nil
     ) {
+        self.chunks = chunks
         self.path = path
         self.size = size
         self.crc32 = crc32

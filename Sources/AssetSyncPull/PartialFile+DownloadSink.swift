@@ -1,4 +1,5 @@
 import AssetSyncCache
+import AssetSyncModel
 package import AssetSyncSystem
 package import AssetSyncTransfer
 
@@ -9,7 +10,11 @@ extension PartialFile: SegmentableSink {
     package func mismatch() -> String? {
         do {
             try Committer.verify(self)
-            return nil
+            // A delta's bytes are also held to the chunk list they were assembled by.
+            guard let chunks = entry.chunks, resumeFields.flatMap(ResumeRecord.init(fields:))?.isDelta == true else { return nil }
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)
+            defer { buffer.deallocate() }
+            return DeltaAssembly.chunkMismatch(in: self, chunks: chunks, buffer: buffer)
         } catch {
             switch error {
             case .mismatch(let reason): return reason

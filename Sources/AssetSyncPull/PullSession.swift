@@ -156,6 +156,7 @@ public struct PullSession {
         ).run(requests)
         requests = reused.remaining
         results += reused.results
+        DeltaPreparation(root: root, stop: stop).run(requests)
         var newProofs = reused.proofs
         var ending = TransferEngine.Ending.finished
         if stop.isRequested() {

@@ -78,13 +78,14 @@ package struct FileDescriptor {
         asc_clone_file(raw, source.raw) == 0
     }
 
-    /// Copies `length` bytes from the start of `source` to the start of this file inside the kernel
-    /// (`copy_file_range`), as far as it goes; returns how many bytes were copied, which is less than
-    /// `length` where the kernel or the file system stopped, and the caller copies the rest itself.
-    package func copyRange(from source: FileDescriptor, length: Int64) -> Int64 {
+    /// Copies `length` bytes from `source` at `sourceOffset` to this file at `offset` inside the kernel
+    /// (`copy_file_range`, which shares blocks where the file system can), as far as it goes; returns
+    /// how many bytes were copied, which is less than `length` where the kernel or the file system
+    /// stopped, and the caller copies the rest itself.
+    package func copyRange(from source: FileDescriptor, length: Int64, sourceOffset: Int64 = 0, offset: Int64 = 0) -> Int64 {
         var done: Int64 = 0
         while done < length {
-            let copied = asc_copy_file_range(source.raw, done, raw, done, length - done)
+            let copied = asc_copy_file_range(source.raw, sourceOffset + done, raw, offset + done, length - done)
             if copied < 0, errno == EINTR { continue }
             guard copied > 0 else { break }
             done += copied

@@ -511,7 +511,8 @@ package final class Download {
         return FileResult(
             path: entry.path, size: entry.size, action: action, outcome: outcome, attempts: group?.attempts ?? attempts,
             transferred: group?.transferred ?? transferred, source: isCommitted ? sources[urlIndex] : nil,
-            isFromMirror: isCommitted && urlIndex > 0, failedSources: failedOrigins)
+            isFromMirror: isCommitted && urlIndex > 0, failedSources: failedOrigins,
+            reusedBytes: isCommitted ? group?.reused ?? 0 : 0)
     }
 
     /// The origins of the sources that failed this file, each once, in the order asked.
@@ -526,6 +527,8 @@ package final class Download {
     func suspend() {
         if let group, !group.awaitingLead {
             try? group.saveRecord(via: sink, flushing: true)
+        } else if group?.reused != nil {
+            // A delta before its first response: its partial and record stay as they were assembled.
         } else if sink.offset == 0 || !keepsResumeRecord {
             sink.discard()
             record = nil

@@ -8,18 +8,28 @@ package struct ResumeRecord: Equatable {
     package var lastModified: String?
     /// For a file fetched in segments: each segment's range and how many of its bytes are on disk.
     package var segments: [SegmentProgress]?
+    /// For a delta (issue 14): the bytes of the file copied from its old version into the partial,
+    /// which the segments count as done. A delta's record may name no version yet: its first
+    /// response names it, as a lead segment's does.
+    package var reused: Int64?
 
     /// One segment of a partial: its byte range in the file and the bytes done from its start.
     package struct SegmentProgress: Equatable {
         package var range: Range<Int64>
         package var done: Int64
+
+        package init(range: Range<Int64>, done: Int64) {
+            self.range = range
+            self.done = done
+        }
     }
 
-    package init(url: String, etag: String?, lastModified: String?, segments: [SegmentProgress]? = nil) {
+    package init(url: String, etag: String?, lastModified: String?, segments: [SegmentProgress]? = nil, reused: Int64? = nil) {
         self.url = url
         self.etag = etag
         self.lastModified = lastModified
         self.segments = segments
+        self.reused = reused
     }
 
     /// The validator to send in `If-Range`: the strong ETag, else Last-Modified.
@@ -31,7 +41,8 @@ package struct ResumeRecord: Equatable {
     /// The fields as the cache keeps them.
     package var fields: [(key: String, value: String?)] {
         [("url", url), ("etag", etag), ("last-modified", lastModified),
-         ("segments", segments.map { $0.map { "\($0.range.lowerBound)-\($0.range.upperBound)+\($0.done)" }.joined(separator: ",") })]
+         ("segments", segments.map { $0.map { "\($0.range.lowerBound)-\($0.range.upperBound)+\($0.done)" }.joined(separator: ",") }),
+         ("reused", reused.map { "\($0)" })]
     }
 
     /// Whether `head` names the same version as this record: no validator both carry differs.
@@ -56,7 +67,9 @@ package struct ResumeRecord: Equatable {
     /// The record in `fields`; nil without a URL, which only costs a fresh start.
     package init?(fields: [String: String]) {
         guard let url = fields["url"] else { return nil }
-        self.init(url: url, etag: fields["etag"], lastModified: fields["last-modified"], segments: fields["segments"].flatMap(Self.parseSegments))
+        self.init(
+            url: url, etag: fields["etag"], lastModified: fields["last-modified"], segments: fields["segments"].flatMap(Self.parseSegments),
+            reused: fields["reused"].flatMap { Int64($0) })
     }
 
     /// `lower-upper+done,…`; nil for anything else.
@@ -72,8 +85,13 @@ package struct ResumeRecord: Equatable {
         return segments
     }
 
-    /// Whether the bytes kept with `fields` may be continued: only with a validator for `If-Range`.
+    /// Whether the bytes kept with `fields` may be continued: only with a validator for `If-Range`,
+    /// or as a delta's segments, whose first response names the version.
     package static func canResume(_ fields: [String: String]) -> Bool {
-        ResumeRecord(fields: fields)?.ifRange != nil
+        guard let record = ResumeRecord(fields: fields) else { return false }
+        return record.ifRange != nil || (record.isDelta && record.segments != nil)
     }
+
+    /// Whether the partial was assembled from an old version of the file (a delta).
+    package var isDelta: Bool { reused != nil }
 }

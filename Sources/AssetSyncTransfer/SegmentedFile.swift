@@ -11,7 +11,8 @@ import AssetSyncSystem
 final class SegmentedFile {
     let file: any SegmentableSink
     let request: TransferEngine.Request
-    /// The segments made so far, in file order; the first is the lead.
+    /// The segments made so far: the lead first, the others in file order (a delta's lead is its
+    /// first range to fetch, and its segments already copied follow it).
     private(set) var members: [Download] = []
     /// Ranges still to be made into segments once the lead's response allows it.
     private var unreleased: [Range<Int64>]
@@ -21,6 +22,8 @@ final class SegmentedFile {
     private(set) var record: ResumeRecord?
     /// Retries counted for the file as a whole, as for a download in one stream.
     var attemptsOnURL = 0
+    /// For a delta: the bytes copied from the file's old version, which no request fetches.
+    let reused: Int64?
     /// The file is proven, failed or became one stream: its segments are over.
     var ended = false
     private let options: TransferOptions
@@ -50,7 +53,7 @@ final class SegmentedFile {
         guard let file = sink as? any SegmentableSink else { return nil }
         let ranges = Self.ranges(size: request.entry.size, options: options)
         let resumed = file.resumeFields.flatMap(ResumeRecord.init(fields:))
-        let progress = resumed?.ifRange == nil ? nil : resumed?.segments(tiling: request.entry.size)
+        let progress = resumed?.ifRange == nil && resumed?.isDelta != true ? nil : resumed?.segments(tiling: request.entry.size)
         if progress == nil {
             if file.offset > 0 || file.resumeFields != nil {
                 guard resumed?.segments != nil || file.offset == 0 else { return nil }  // one stream's bytes continue as they are
@@ -63,7 +66,19 @@ final class SegmentedFile {
         self.options = options
         self.health = health
         self.clock = clock
-        if let progress {
+        reused = progress == nil ? nil : resumed?.reused
+        if let progress, resumed?.ifRange == nil {
+            // A delta before its first response: the copied ranges are done; the first range to fetch
+            // leads, and its response names the version the other ranges then ask for.
+            let toFetch = progress.filter { $0.done < $0.range.count }.map(\.range)
+            unreleased = Array(toFetch.dropFirst())
+            members = try toFetch.prefix(1).map { range throws(SystemError) in try make(range, done: 0) }
+            for segment in progress where segment.done == segment.range.count {
+                members.append(try make(segment.range, done: segment.done))
+            }
+            released = Array(members.dropFirst())
+            for member in released { member.announced = true }
+        } else if let progress {
             record = resumed
             unreleased = []
             for segment in progress { members.append(try make(segment.range, done: segment.done)) }
@@ -94,6 +109,8 @@ final class SegmentedFile {
     /// The lead's first response allows segments and names the version in `record`: the other
     /// ranges become segments, which ask for that version with `If-Range`.
     func release(_ record: ResumeRecord) throws(SystemError) {
+        var record = record
+        record.reused = reused
         self.record = record
         for range in unreleased {
             let member = try make(range, done: 0)
@@ -120,8 +137,8 @@ final class SegmentedFile {
     /// The resume record's fields: the version, and each segment's range and the bytes it holds.
     var recordFields: [(key: String, value: String?)] {
         guard var record else { return [] }
-        record.segments = members.map { .init(range: $0.range, done: $0.sink.writtenOffset - $0.range.lowerBound) }
-            + unreleased.map { .init(range: $0, done: 0) }
+        record.segments = (members.map { .init(range: $0.range, done: $0.sink.writtenOffset - $0.range.lowerBound) }
+            + unreleased.map { .init(range: $0, done: 0) }).sorted { $0.range.lowerBound < $1.range.lowerBound }
         return record.fields
     }
 

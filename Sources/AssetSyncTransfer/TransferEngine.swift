@@ -117,10 +117,7 @@ package final class TransferEngine {
 
     /// Starts downloads whose time has come, retries first, up to `jobs` at once.
     private func startDue() {
-        for file in segmented.values where !file.released.isEmpty {
-            waiting += file.released
-            file.released = []
-        }
+        takeReleasedSegments()
         let now = clock()
         while active.count < options.jobs {
             if let index = waiting.firstIndex(where: { $0.notBefore <= now }) {
@@ -128,9 +125,20 @@ package final class TransferEngine {
             } else if waiting.count < options.jobs * 4, let request = pending.popFirst() {
                 guard let download = makeDownload(request) else { continue }
                 start(download)
+                // A resumed file's lead may hold all its bytes already and start no request: its
+                // other segments must not wait for a transfer that will never end.
+                takeReleasedSegments()
             } else {
                 return
             }
+        }
+    }
+
+    /// Schedules the segments that segmented files have made since the last look.
+    private func takeReleasedSegments() {
+        for file in segmented.values where !file.released.isEmpty {
+            waiting += file.released
+            file.released = []
         }
     }
 

@@ -113,6 +113,14 @@ import TestSupport
         // --- crc32 -----------------------------------------------------------------------------
         ("crc32-non-hex.xml", #"Error: manifests/invalid/crc32-non-hex.xml:3:3: <file>: crc32 must be hexadecimal (8 digits, no "0x"): "6a75c36g""#),
         ("crc32-non-hex.json", #"Error: manifests/invalid/crc32-non-hex.json:5:39: files[0]: crc32 must be hexadecimal (8 digits, no "0x"): "6a75c36g""#),
+        ("chunks-bad-base64.xml", #"Error: manifests/invalid/chunks-bad-base64.xml:3:3: <file>: chunks list is not valid base64: character 28 is not a base64 digit: "4096,16384,65536:AAAAAQABAgMEBQYHCAkKCwwNDg8?""#),
+        ("chunks-bad-base64.json", #"Error: manifests/invalid/chunks-bad-base64.json:6:16: files[0]: chunks list is not valid base64: character 28 is not a base64 digit: "4096,16384,65536:AAAAAQABAgMEBQYHCAkKCwwNDg8?""#),
+        ("chunks-bad-sizes.xml", #"Error: manifests/invalid/chunks-bad-sizes.xml:3:3: <file>: chunks sizes must be minimum < average < maximum: "65536,16384,4096""#),
+        ("chunks-bad-sizes.json", #"Error: manifests/invalid/chunks-bad-sizes.json:6:16: files[0]: chunks sizes must be minimum < average < maximum: "65536,16384,4096""#),
+        ("chunks-lengths-not-size.xml", #"Error: manifests/invalid/chunks-lengths-not-size.xml:3:3: <file>: chunks lengths add up to 1 bytes, not the size 2: "4096,16384,65536:AAAAAQABAgMEBQYHCAkKCwwNDg8=""#),
+        ("chunks-lengths-not-size.json", #"Error: manifests/invalid/chunks-lengths-not-size.json:6:16: files[0]: chunks lengths add up to 1 bytes, not the size 2: "4096,16384,65536:AAAAAQABAgMEBQYHCAkKCwwNDg8=""#),
+        ("chunks-too-long.xml", #"Error: manifests/invalid/chunks-too-long.xml:3:3: <file>: chunks[0] is 70000 bytes long; a chunk must be 1 to 65536: "4096,16384,65536:AAERcAABAgMEBQYHCAkKCwwNDg8=""#),
+        ("chunks-too-long.json", #"Error: manifests/invalid/chunks-too-long.json:6:16: files[0]: chunks[0] is 70000 bytes long; a chunk must be 1 to 65536: "4096,16384,65536:AAERcAABAgMEBQYHCAkKCwwNDg8=""#),
         ("crc32-7-digits.xml", #"Error: manifests/invalid/crc32-7-digits.xml:3:3: <file>: crc32 must be exactly 8 hex digits: "6a75c36""#),
         ("crc32-7-digits.json", #"Error: manifests/invalid/crc32-7-digits.json:5:39: files[0]: crc32 must be exactly 8 hex digits: "6a75c36""#),
         ("sha256-63-digits.xml", #"Error: manifests/invalid/sha256-63-digits.xml:3:3: <file>: sha256 must be exactly 64 hex digits: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa""#),
@@ -176,7 +184,7 @@ import TestSupport
         ("unknown-element.xml", #"Error: manifests/invalid/unknown-element.xml:4:5: <file>: unknown element <checksum> in <file> (expected <mirror>)"#),
         ("unknown-element-top.xml", #"Error: manifests/invalid/unknown-element-top.xml:4:3: unknown element <files> in <manifest> (expected <file> or <mirror>)"#),
         ("root-element.xml", #"Error: manifests/invalid/root-element.xml:2:1: unknown element <files> as the root element (expected <manifest>)"#),
-        ("unknown-attribute.xml", #"Error: manifests/invalid/unknown-attribute.xml:3:3: <file>: unknown attribute md5 on <file> (allowed: path, size, crc32, url, sha256)"#),
+        ("unknown-attribute.xml", #"Error: manifests/invalid/unknown-attribute.xml:3:3: <file>: unknown attribute md5 on <file> (allowed: path, size, crc32, url, sha256, chunks)"#),
         ("unknown-attribute-manifest.xml", #"Error: manifests/invalid/unknown-attribute-manifest.xml:2:1: unknown attribute name on <manifest> (allowed: version, base)"#),
         ("duplicate-attribute.xml", #"Error: manifests/invalid/duplicate-attribute.xml:3:52: not well-formed XML: Attribute path redefined"#),
         // Text is refused at its first character, before libxml2 gathers it.
@@ -198,7 +206,7 @@ import TestSupport
         ("quadratic-blowup.xml", #"Error: manifests/invalid/quadratic-blowup.xml:2:1: \#(doctypeRefused)"#),
 
         // --- JSON structure --------------------------------------------------------------------
-        ("unknown-key.json", #"Error: manifests/invalid/unknown-key.json:5:51: files[0]: unknown key "md5" (allowed: path, size, crc32, url, mirrors, sha256)"#),
+        ("unknown-key.json", #"Error: manifests/invalid/unknown-key.json:5:51: files[0]: unknown key "md5" (allowed: path, size, crc32, url, mirrors, sha256, chunks)"#),
         ("unknown-key-top.json", #"Error: manifests/invalid/unknown-key-top.json:4:3: unknown key "name" (allowed: version, base, mirrors, files)"#),
         ("duplicate-key-top.json", #"Error: manifests/invalid/duplicate-key-top.json:4:3: duplicate key "base""#),
         ("duplicate-key-entry.json", #"Error: manifests/invalid/duplicate-key-entry.json:5:51: files[0]: duplicate key "path""#),

@@ -54,4 +54,26 @@ import TestSupport
         #expect(missing.status == 2)
         #expect(missing.stderr.hasPrefix("Error: Missing '--base <url>': each file is fetched at base + its path\n"))
     }
+
+    /// `--chunks` lists the chunks of each file that has more than one, in both encodings, and the
+    /// manifest it writes is read back and pulled like any other.
+    @Test func chunksAreListedForFilesOfSeveralChunks() throws {
+        let sandbox = try Sandbox(serving: ["big.bin": PullNginxTests.random(6 << 20), "small.txt": Data("hi".utf8)])
+        let nginx = try NginxServer(root: sandbox.served)
+        defer { nginx.stop() }
+        for format in ["xml", "json"] {
+            let path = sandbox.root.path + "/chunked." + format
+            let made = try AssetSyncBinary.run(
+                ["manifest", sandbox.served.path, "--base", nginx.baseURL, "--chunks", "--format", format, "--output", path])
+            #expect(made.status == 0, "\(made.stderr)")
+            let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+            let big = try #require(lines.first { $0.contains("big.bin") })
+            #expect(big.contains(format == "xml" ? #" chunks="262144,1048576,4194304:"# : #", "chunks": "262144,1048576,4194304:"#))
+            #expect(lines.first { $0.contains("small.txt") }?.contains("chunks") == false)
+            let again = try AssetSyncBinary.run(["manifest", sandbox.served.path, "--base", nginx.baseURL, "--chunks", "--format", format])
+            #expect(again.stdout == lines.joined(separator: "\n") + "\n")  // byte-identical on a rerun
+            let pulled = try AssetSyncBinary.run(["pull", path, "--dest", sandbox.dest + "-" + format])
+            #expect(pulled.status == 0, "\(pulled.stderr)")
+        }
+    }
 }

@@ -165,6 +165,8 @@ enum TestManifest {
         var url: String?
         var mirrors: [String] = []
         var sha256: String?
+        /// The entry's chunk list as a manifest writes it (issue 14); nil for none.
+        var chunks: String?
     }
 
     /// Writes a manifest of `files` (with `base` and the mirror bases `mirrors`) into `directory` and returns its path.
@@ -177,6 +179,7 @@ enum TestManifest {
             if let url = file.url { entry["url"] = url }
             if !file.mirrors.isEmpty { entry["mirrors"] = file.mirrors }
             if let sha256 = file.sha256 { entry["sha256"] = sha256 }
+            if let chunks = file.chunks { entry["chunks"] = chunks }
             entries.append(entry)
         }
         var manifest: [String: Any] = ["version": 1, "files": entries]

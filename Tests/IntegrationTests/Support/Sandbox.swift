@@ -55,9 +55,9 @@ final class Sandbox {
     var served: URL { root.url.appendingPathComponent(Self.servedName) }
 
     /// Adds (or replaces) a manifest entry at `path` whose right bytes are `content` (size and CRC-32 from them).
-    func add(_ path: String, _ content: Data, url: String?, mirrors: [String] = []) {
+    func add(_ path: String, _ content: Data, url: String?, mirrors: [String] = [], chunks: String? = nil) {
         let entry = TestManifest.File(
-            path: path, size: content.count, crc32: TestManifest.crc32Hex(content), url: url, mirrors: mirrors)
+            path: path, size: content.count, crc32: TestManifest.crc32Hex(content), url: url, mirrors: mirrors, chunks: chunks)
         if let index = files.firstIndex(where: { $0.path == path }) { files[index] = entry } else { files.append(entry) }
         expected[path] = content
     }
