@@ -1,0 +1,183 @@
+package import AssetSyncCache
+import AssetSyncManifestIO
+package import AssetSyncModel
+import AssetSyncSystem
+package import AssetSyncTransfer
+import AssetSyncTrust
+import Glibc
+
+/// `--trusted-key`: with it, `pull`, `plan` and `verify` accept only a manifest whose bytes, exactly as
+/// read, carry a minisign signature by one of the keys, not expired and not older than the version
+/// DEST accepted last; anything else ends the run with exit status 5 before any file is touched.
+package struct ManifestTrust {
+    private let check: SignatureCheck
+    private let json: Bool
+    private let console: Console
+
+    package static let valueOptions = ["--trusted-key": "<file>"]
+    package static let repeatable: Set<String> = ["--trusted-key"]
+    package static let usage = "[--trusted-key <file> ...]"
+    /// The lines of the OPTIONS section of each command's help.
+    package static let help = """
+          --trusted-key <file>    Accept only a manifest signed (minisign's format, MANIFEST.minisig
+                                  beside it or URL.minisig) by a public key in this file, not
+                                  expired and not older than the version DEST accepted last;
+                                  else exit 5 before anything is downloaded. May be repeated,
+                                  and a file may hold several keys (see docs/security.md).
+        """
+
+    /// A manifest whose signature passed, read from the very bytes that were checked.
+    package struct Admitted: Sendable {
+        package var manifest: Manifest
+        fileprivate var accepted: SignatureCheck.Accepted
+    }
+
+    /// The trust `--trusted-key` asks for, or nil without it. A key file that cannot be read is a usage error.
+    package static func parse(_ arguments: ParsedArguments, command: String, console: Console) throws(ExitStatus) -> ManifestTrust? {
+        guard let files = arguments.values["--trusted-key"] else { return nil }
+        var keys: [MinisignPublicKey] = []
+        do throws(UsageError) {
+            if arguments.arguments.first == "-" {
+                throw UsageError(message: "'--trusted-key' needs a manifest file or URL: standard input has no signature beside it", command: command)
+            }
+            for file in files {
+                guard let memory = try? MemoryFile.read(path: file, limit: 1 << 20) else {
+                    throw UsageError(message: "'--trusted-key' file \(QuotedValue.quote(file)) cannot be read", command: command)
+                }
+                do {
+                    keys += try MinisignPublicKey.keys(inFile: String(decoding: memory.bytes, as: UTF8.self))
+                } catch {
+                    throw UsageError(message: "'--trusted-key' file \(QuotedValue.quote(file)): \(error.description)", command: command)
+                }
+            }
+        } catch {
+            throw CommandLineTool.usageFailure(error, console: console)
+        }
+        return ManifestTrust(check: SignatureCheck(keys: keys), json: arguments.flags.contains("--json"), console: console)
+    }
+
+    /// Reads the local manifest at `path` once, checks those bytes against `path.minisig`, and reads the
+    /// manifest from the same bytes.
+    package func admit(localManifest path: String) throws(ExitStatus) -> Admitted {
+        try admit(manifestAt: path, signatureAt: path + ".minisig", displayName: path)
+    }
+
+    /// Fetches the manifest at `url` and its signature at `url.minisig` under the same rules (into the
+    /// cache's copies, conditionally, when there is a cache), and admits them.
+    package func admit(remoteManifest url: String, cache root: CacheRoot?, options: TransferOptions, context: CommandContext) throws(ExitStatus) -> Admitted {
+        try CommandSteps.fetch(url, cache: root, options: options, context: context) { manifestPath throws(ExitStatus) in
+            try CommandSteps.fetch(
+                url + ".minisig", file: ManifestCopy.signatureName, what: "the manifest's signature", cache: root, options: options,
+                context: context, whenMissing: { refuse(TrustRefusal(.missing), manifest: url) }
+            ) { signaturePath throws(ExitStatus) in
+                try admit(manifestAt: manifestPath, signatureAt: signaturePath, displayName: url)
+            }
+        }
+    }
+
+    /// Refuses a manifest older than the version the cache directory accepted, then records its version
+    /// as the highest accepted (when it is higher). Runs with DEST's lock held.
+    package func acceptVersion(of admitted: Admitted, root: CacheRoot, manifest name: String) throws(ExitStatus) {
+        let highest: UInt64?
+        do {
+            highest = try AcceptedVersion.highest(in: root)
+        } catch {
+            console.err("Error: cannot read the accepted manifest version: \(error).\n")
+            throw ExitStatus(error.kind)
+        }
+        try refuseRollback(admitted, highest: highest, manifest: name)
+        guard highest.map({ admitted.accepted.comment.version > $0 }) ?? true else { return }
+        do {
+            try AcceptedVersion.record(admitted.accepted.comment.version, keyID: admitted.accepted.keyID.description, in: root)
+        } catch {
+            console.err("Error: cannot record the accepted manifest version: \(error).\n")
+            throw ExitStatus(error.kind)
+        }
+    }
+
+    /// Refuses a manifest older than the version the cache directory at `path` accepted, recording nothing (for `plan`).
+    package func checkVersion(of admitted: Admitted, cacheAt path: String, manifest name: String) throws(ExitStatus) {
+        let highest: UInt64?
+        do {
+            highest = try AcceptedVersion.highest(cacheAt: path)
+        } catch {
+            console.err("Error: cannot read the accepted manifest version: \(error).\n")
+            throw ExitStatus(error.kind)
+        }
+        try refuseRollback(admitted, highest: highest, manifest: name)
+    }
+
+    private func refuseRollback(_ admitted: Admitted, highest: UInt64?, manifest name: String) throws(ExitStatus) {
+        do {
+            try SignatureCheck.refusesRollback(admitted.accepted, highest: highest)
+        } catch {
+            throw refuse(error, manifest: name)
+        }
+    }
+
+    private func admit(manifestAt path: String, signatureAt signaturePath: String, displayName: String) throws(ExitStatus) -> Admitted {
+        let read: MemoryFile?
+        do {
+            read = try MemoryFile.read(path: path, limit: Int(Manifest.sizeLimit))
+        } catch {
+            console.err("Error: \(QuotedValue.displayPath(displayName)): cannot read the manifest: \(error.reason).\n")
+            throw .invalidInput
+        }
+        guard let memory = read else {
+            console.err("Error: \(QuotedValue.displayPath(displayName)): the manifest is larger than the \(ByteCount.human(Manifest.sizeLimit)) limit.\n")
+            throw .invalidInput
+        }
+        let signature: String?
+        do {
+            signature = try MemoryFile.read(path: signaturePath, limit: MinisignSignature.fileSizeLimit).map { String(decoding: $0.bytes, as: UTF8.self) }
+                ?? "(longer than \(MinisignSignature.fileSizeLimit) bytes)"
+        } catch where error.code == ENOENT {
+            signature = nil
+        } catch {
+            console.err("Error: cannot read the signature \(QuotedValue.displayPath(signaturePath)): \(error.reason).\n")
+            throw ExitStatus(error.kind)
+        }
+        let accepted: SignatureCheck.Accepted
+        do {
+            accepted = try memory.bytes.withBytes { bytes throws(TrustRefusal) in
+                try check.check(bytes, signatureFile: signature, now: Int64(time(nil)))
+            }
+        } catch {
+            throw refuse(error, manifest: displayName)
+        }
+        let manifest = try CommandSteps.reported(
+            Result { () throws(ManifestError) in try ManifestReader.read(descriptor: memory.fd, name: displayName) }, console: console)
+        return Admitted(manifest: manifest, accepted: accepted)
+    }
+
+    /// Tells why the manifest is refused (on stderr, and as an `untrusted` event with `--json`) and
+    /// returns the exit status to end with.
+    private func refuse(_ refusal: TrustRefusal, manifest name: String) -> ExitStatus {
+        let advice: String
+        switch refusal.reason {
+        case .missing:
+            advice = "Sign it ('assetsync sign', or 'minisign -S') and publish the .minisig beside it."
+        case .unknownKey:
+            advice = "If you trust that key, pass its public key file with --trusted-key."
+        case .malformed, .badSignature, .badTrustedComment:
+            advice = "Fetch it again from its publisher; if this persists, the manifest or its signature was tampered with."
+        case .badVersion:
+            advice = "Sign it with a trusted comment that carries 'assetsync version=N' ('assetsync sign' does)."
+        case .expired:
+            advice = "Ask its publisher to sign it again with a later --expires."
+        case .rollback:
+            advice = "Someone may be replaying an old manifest. To go back on purpose, publish it signed with a higher version."
+        }
+        console.err("Error: the manifest \(QuotedValue.displayPath(name)) is not trustworthy: \(refusal.description). Nothing was changed. \(advice)\n")
+        if json {
+            var line = JSONLine(type: "untrusted")
+            line.add("manifest", name)
+            line.add("reason", refusal.code)
+            line.add("key_id", refusal.keyID?.description)
+            line.add("message", refusal.description)
+            line.add("exit_code", Int64(ExitStatus.untrusted.rawValue))
+            console.out(line.line)
+        }
+        return .untrusted
+    }
+}
