@@ -52,7 +52,7 @@ package enum ManifestCommand {
             throw ExitStatus(error.kind)
         }
         console.err("Wrote \(output): \(manifest.entries.count) files, \(ByteCount.human(manifest.totalBytes)).\n")
-        try signing?.sign(Array(text.utf8), of: output, console: console)
+        if let signing { try Array(text.utf8).withBytes { bytes throws(ExitStatus) in try signing.sign(bytes, of: output, console: console) } }
     }
 
     /// The signing `--sign` asks for (with `--version` and `--expires`), or nil without it.

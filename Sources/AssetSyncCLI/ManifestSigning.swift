@@ -76,12 +76,10 @@ struct ManifestSigning {
     }
 
     /// Signs `bytes`, the manifest at `path`, and writes the signature to `path.minisig`.
-    func sign(_ bytes: [UInt8], of path: String, console: Console) throws(ExitStatus) {
-        let signature = bytes.withUnsafeBytes { buffer in
-            MinisignSignature(
-                signing: buffer, with: key, trustedComment: comment.text(file: String(PathName.split(path).name)),
-                untrustedComment: "signature from assetsync secret key")
-        }
+    func sign(_ bytes: UnsafeRawBufferPointer, of path: String, console: Console) throws(ExitStatus) {
+        let signature = MinisignSignature(
+            signing: bytes, with: key, trustedComment: comment.text(file: String(PathName.split(path).name)),
+            untrustedComment: "signature from assetsync secret key")
         let output = path + ".minisig"
         do {
             try AtomicFile.write(signature.fileText, to: output)

@@ -139,9 +139,7 @@ package struct ManifestTrust {
         }
         let accepted: SignatureCheck.Accepted
         do {
-            accepted = try memory.bytes.withBytes { bytes throws(TrustRefusal) in
-                try check.check(bytes, signatureFile: signature, now: Int64(time(nil)))
-            }
+            accepted = try check.check(memory.bytes, signatureFile: signature, now: Int64(time(nil)))
         } catch {
             throw refuse(error, manifest: displayName)
         }
