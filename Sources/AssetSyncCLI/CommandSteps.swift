@@ -22,6 +22,22 @@ package enum CommandSteps {
         }
     }
 
+    /// The bytes of the manifest file at `path`, read once (for a signature, then a parse of the same bytes).
+    static func readOnce(_ path: String, displayName: String, console: Console) throws(ExitStatus) -> MemoryFile {
+        let read: MemoryFile?
+        do {
+            read = try MemoryFile.read(path: path, limit: Int(Manifest.sizeLimit))
+        } catch {
+            console.err("Error: \(QuotedValue.displayPath(displayName)): cannot read the manifest: \(error.reason).\n")
+            throw .invalidInput
+        }
+        guard let read else {
+            console.err("Error: \(QuotedValue.displayPath(displayName)): the manifest is larger than the \(ByteCount.human(Manifest.sizeLimit)) limit.\n")
+            throw .invalidInput
+        }
+        return read
+    }
+
     /// The manifest read, or why not told on the console and thrown as the exit status.
     package static func reported(_ loaded: Result<Manifest, ManifestError>, console: Console) throws(ExitStatus) -> Manifest {
         switch loaded {

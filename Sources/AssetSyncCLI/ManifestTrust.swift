@@ -78,13 +78,7 @@ package struct ManifestTrust {
     /// Refuses a manifest older than the version the cache directory accepted, then records its version
     /// as the highest accepted (when it is higher). Runs with DEST's lock held.
     package func acceptVersion(of admitted: Admitted, root: CacheRoot, manifest name: String) throws(ExitStatus) {
-        let highest: UInt64?
-        do {
-            highest = try AcceptedVersion.highest(in: root)
-        } catch {
-            console.err("Error: cannot read the accepted manifest version: \(error).\n")
-            throw ExitStatus(error.kind)
-        }
+        let highest = try recorded { () throws(SystemError) in try AcceptedVersion.highest(in: root) }
         try refuseRollback(admitted, highest: highest, manifest: name)
         guard highest.map({ admitted.accepted.comment.version > $0 }) ?? true else { return }
         do {
@@ -97,14 +91,17 @@ package struct ManifestTrust {
 
     /// Refuses a manifest older than the version the cache directory at `path` accepted, recording nothing (for `plan`).
     package func checkVersion(of admitted: Admitted, cacheAt path: String, manifest name: String) throws(ExitStatus) {
-        let highest: UInt64?
+        try refuseRollback(admitted, highest: recorded { () throws(SystemError) in try AcceptedVersion.highest(cacheAt: path) }, manifest: name)
+    }
+
+    /// The version `read` finds recorded, or why it cannot be read told and thrown.
+    private func recorded(_ read: () throws(SystemError) -> UInt64?) throws(ExitStatus) -> UInt64? {
         do {
-            highest = try AcceptedVersion.highest(cacheAt: path)
+            return try read()
         } catch {
             console.err("Error: cannot read the accepted manifest version: \(error).\n")
             throw ExitStatus(error.kind)
         }
-        try refuseRollback(admitted, highest: highest, manifest: name)
     }
 
     private func refuseRollback(_ admitted: Admitted, highest: UInt64?, manifest name: String) throws(ExitStatus) {
@@ -116,17 +113,7 @@ package struct ManifestTrust {
     }
 
     private func admit(manifestAt path: String, signatureAt signaturePath: String, displayName: String) throws(ExitStatus) -> Admitted {
-        let read: MemoryFile?
-        do {
-            read = try MemoryFile.read(path: path, limit: Int(Manifest.sizeLimit))
-        } catch {
-            console.err("Error: \(QuotedValue.displayPath(displayName)): cannot read the manifest: \(error.reason).\n")
-            throw .invalidInput
-        }
-        guard let memory = read else {
-            console.err("Error: \(QuotedValue.displayPath(displayName)): the manifest is larger than the \(ByteCount.human(Manifest.sizeLimit)) limit.\n")
-            throw .invalidInput
-        }
+        let memory = try CommandSteps.readOnce(path, displayName: displayName, console: console)
         let signature: String?
         do {
             signature = try MemoryFile.read(path: signaturePath, limit: MinisignSignature.fileSizeLimit).map { String(decoding: $0.bytes, as: UTF8.self) }

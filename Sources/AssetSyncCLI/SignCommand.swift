@@ -49,17 +49,7 @@ package enum SignCommand {
                 UsageError(message: "Missing '--key <file>': the minisign secret key to sign with", command: "sign"), console: console)
         }
         let signing = try ManifestSigning.parse(arguments, keyPath: keyPath, command: "sign", console: console)
-        let memory: MemoryFile?
-        do {
-            memory = try MemoryFile.read(path: path, limit: Int(Manifest.sizeLimit))
-        } catch {
-            console.err("Error: cannot read the manifest \(QuotedValue.quote(path)): \(error.reason).\n")
-            throw .invalidInput
-        }
-        guard let memory else {
-            console.err("Error: \(QuotedValue.quote(path)) is larger than the \(ByteCount.human(Manifest.sizeLimit)) manifest limit.\n")
-            throw .invalidInput
-        }
+        let memory = try CommandSteps.readOnce(path, displayName: path, console: console)
         // Only a manifest that pulls would accept is worth a signature.
         _ = try CommandSteps.reported(
             Result { () throws(ManifestError) in try ManifestReader.read(descriptor: memory.fd, name: path) }, console: console)

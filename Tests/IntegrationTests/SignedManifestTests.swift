@@ -195,6 +195,11 @@ import TestSupport
         let now = Int(time(nil))
         let version = try #require(record.split(separator: "\n").first { $0.hasPrefix("version ") }.flatMap { Int($0.dropFirst(8)) })
         #expect(abs(version - now) < 600, "minisign's timestamp is the version")
+        // minisign's legacy form ("Ed": the signature over the file itself, not its BLAKE2b-512).
+        let legacy = try AssetSyncBinary.runTool(Self.minisign, ["-S", "-l", "-s", Self.fixture("signing-test.key"), "-m", manifest])
+        try #require(legacy.status == 0, "\(legacy.stderr)")
+        let verifiedLegacy = try AssetSyncBinary.run(["verify", manifest, "--dest", sandbox.dest] + Self.trusted)
+        #expect(verifiedLegacy.status == 0, "\(verifiedLegacy.stderr)")
 
         // assetsync's signature (manifest --sign), verified by minisign -V.
         let output = sandbox.root.path + "/published.xml"

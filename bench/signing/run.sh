@@ -25,14 +25,6 @@ manifest=$out/manifest-$entries.xml
 python3 "$root/bench/manifest/generate.py" --entries "$entries" --format xml --out "$manifest"
 rm -rf "$out/empty" && mkdir -p "$out/empty"
 
-# run_timed LIST COMMAND...: appends COMMAND's wall microseconds to the array LIST; counts a failure.
-run_timed() {
-    local -n list=$1
-    shift
-    timed "$@"
-    list+=("$t_us")
-    ((t_rc == 0)) || { failures=$((failures + 1)); log "failed (exit $t_rc): $* (see $last_err)"; }
-}
 plain=() trusted=() signing=()
 for ((round = 1; round <= rounds; round++)); do
     run_timed signing "$binary" sign "$manifest" --key "$keys/signing-test.key" --version "$round"
