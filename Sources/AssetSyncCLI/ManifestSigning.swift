@@ -82,7 +82,7 @@ struct ManifestSigning {
             untrustedComment: "signature from assetsync secret key")
         let output = path + ".minisig"
         do {
-            try AtomicFile.write(signature.fileText, to: output)
+            try AtomicFile.write(String(decoding: signature.file, as: UTF8.self), to: output)
         } catch {
             console.err("Error: cannot write \(QuotedValue.quote(output)): \(error).\n")
             throw ExitStatus(error.kind)

@@ -114,16 +114,7 @@ package struct ManifestTrust {
 
     private func admit(manifestAt path: String, signatureAt signaturePath: String, displayName: String) throws(ExitStatus) -> Admitted {
         let memory = try CommandSteps.readOnce(path, displayName: displayName, console: console)
-        let signature: String?
-        do {
-            signature = try MemoryFile.read(path: signaturePath, limit: MinisignSignature.fileSizeLimit).map { String(decoding: $0.bytes, as: UTF8.self) }
-                ?? "(longer than \(MinisignSignature.fileSizeLimit) bytes)"
-        } catch where error.code == ENOENT {
-            signature = nil
-        } catch {
-            console.err("Error: cannot read the signature \(QuotedValue.displayPath(signaturePath)): \(error.reason).\n")
-            throw ExitStatus(error.kind)
-        }
+        let signature = try signatureFile(at: signaturePath, manifest: displayName)
         let accepted: SignatureCheck.Accepted
         do {
             accepted = try check.check(memory.bytes, signatureFile: signature, now: Int64(time(nil)))
@@ -133,6 +124,23 @@ package struct ManifestTrust {
         let manifest = try CommandSteps.reported(
             Result { () throws(ManifestError) in try ManifestReader.read(descriptor: memory.fd, name: displayName) }, console: console)
         return Admitted(manifest: manifest, accepted: accepted)
+    }
+
+    /// The bytes of the signature file at `path`; nil when there is none. One too large to be a signature is refused.
+    private func signatureFile(at path: String, manifest name: String) throws(ExitStatus) -> [UInt8]? {
+        let read: MemoryFile?
+        do {
+            read = try MemoryFile.read(path: path, limit: MinisignSignature.fileSizeLimit)
+        } catch where error.code == ENOENT {
+            return nil
+        } catch {
+            console.err("Error: cannot read the signature \(QuotedValue.displayPath(path)): \(error.reason).\n")
+            throw ExitStatus(error.kind)
+        }
+        guard let read else {
+            throw refuse(TrustRefusal(.malformed("it is larger than \(MinisignSignature.fileSizeLimit) bytes")), manifest: name)
+        }
+        return Array(read.bytes)
     }
 
     /// Tells why the manifest is refused (on stderr, and as an `untrusted` event with `--json`) and
@@ -153,7 +161,7 @@ package struct ManifestTrust {
         case .rollback:
             advice = "Someone may be replaying an old manifest. To go back on purpose, publish it signed with a higher version."
         }
-        console.err("Error: the manifest \(QuotedValue.displayPath(name)) is not trustworthy: \(refusal.description). Nothing was changed. \(advice)\n")
+        console.err("Error: the manifest \(QuotedValue.displayPath(name)) is not trustworthy: \(refusal.description). No file was downloaded or changed. \(advice)\n")
         if json {
             var line = JSONLine(type: "untrusted")
             line.add("manifest", name)

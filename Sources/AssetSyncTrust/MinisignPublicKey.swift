@@ -27,8 +27,7 @@ package struct MinisignPublicKey: Equatable, Sendable {
     /// lines, `#` comments and blank lines between them ignored.
     package static func keys(inFile text: String) throws(MinisignFormatError) -> [MinisignPublicKey] {
         var keys: [MinisignPublicKey] = []
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+        for (index, line) in lines(of: text).enumerated() {
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
             if trimmed.isEmpty || trimmed.hasPrefix("#") || trimmed.hasPrefix(untrustedCommentPrefix) { continue }
             do {
@@ -39,6 +38,11 @@ package struct MinisignPublicKey: Equatable, Sendable {
         }
         guard !keys.isEmpty else { throw MinisignFormatError("it holds no minisign public key") }
         return keys
+    }
+
+    /// The lines of a key file, ended by "\n" or "\r\n" (which Swift counts as one character).
+    static func lines(of text: String) -> [Substring] {
+        text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
     }
 
     /// The key's file text, as `minisign -G` writes it.

@@ -12,7 +12,7 @@ package final class MinisignSecretKey {
     private static let layoutCount = 2 + 2 + 2 + 32 + 8 + 8 + MinisignKeyID.byteCount + 64 + 32
 
     package init(fileText text: String) throws(MinisignFormatError) {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: true).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        let lines = MinisignPublicKey.lines(of: text).filter { !$0.isEmpty }
         guard lines.count >= 2, lines[0].hasPrefix(MinisignPublicKey.untrustedCommentPrefix) else {
             throw MinisignFormatError("not a minisign secret key: it must be an \"untrusted comment:\" line and a base64 line")
         }

@@ -14,10 +14,10 @@ package struct MinisignSignature: Equatable, Sendable {
     package var algorithm: Algorithm
     package var keyID: MinisignKeyID
     package var signature: [UInt8]
-    /// The trusted comment's text, after `trusted comment: `.
-    package var trustedComment: String
+    /// The trusted comment's bytes, after `trusted comment: `: exactly what the global signature covers.
+    package var trustedComment: [UInt8]
     package var globalSignature: [UInt8]
-    package var untrustedComment: String
+    package var untrustedComment: [UInt8]
 
     static let untrustedPrefix = "untrusted comment: "
     static let trustedPrefix = "trusted comment: "
@@ -26,19 +26,23 @@ package struct MinisignSignature: Equatable, Sendable {
     /// The most bytes a signature file may have: four lines, the comments bounded.
     package static let fileSizeLimit = 16 << 10
 
-    /// Reads a `.minisig` file's text.
-    package init(fileText text: String) throws(MinisignFormatError) {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+    /// Reads a `.minisig` file's bytes: lines end at "\n" (a "\r" before it is dropped), and the
+    /// comments are kept as bytes, since the global signature is made over bytes.
+    package init(file bytes: [UInt8]) throws(MinisignFormatError) {
+        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .map { $0.last == UInt8(ascii: "\r") ? $0.dropLast() : $0 }
         while lines.last?.isEmpty == true { lines.removeLast() }
         guard lines.count == 4 else {
             throw MinisignFormatError("a signature file has four lines (untrusted comment, signature, trusted comment, global signature), this one has \(lines.count)")
         }
-        guard lines[0].hasPrefix(Self.untrustedPrefix) else { throw MinisignFormatError("line 1 must start with \"\(Self.untrustedPrefix)\"") }
-        guard lines[2].hasPrefix(Self.trustedPrefix) else { throw MinisignFormatError("line 3 must start with \"\(Self.trustedPrefix)\"") }
-        guard let signatureBytes = Base64.decode(lines[1]), signatureBytes.count == 2 + MinisignKeyID.byteCount + 64 else {
+        guard lines[0].starts(with: Self.untrustedPrefix.utf8) else { throw MinisignFormatError("line 1 must start with \"\(Self.untrustedPrefix)\"") }
+        guard lines[2].starts(with: Self.trustedPrefix.utf8) else { throw MinisignFormatError("line 3 must start with \"\(Self.trustedPrefix)\"") }
+        guard let signatureBytes = Base64.decode(String(decoding: lines[1], as: UTF8.self)),
+              signatureBytes.count == 2 + MinisignKeyID.byteCount + 64
+        else {
             throw MinisignFormatError("line 2 must be the base64 of 74 bytes (algorithm, key id, signature)")
         }
-        guard let global = Base64.decode(lines[3]), global.count == 64 else {
+        guard let global = Base64.decode(String(decoding: lines[3], as: UTF8.self)), global.count == 64 else {
             throw MinisignFormatError("line 4 must be the base64 of the 64-byte global signature")
         }
         switch (signatureBytes[0], signatureBytes[1]) {
@@ -46,15 +50,15 @@ package struct MinisignSignature: Equatable, Sendable {
         case (UInt8(ascii: "E"), UInt8(ascii: "d")): algorithm = .legacy
         default: throw MinisignFormatError("the signature algorithm must be \"ED\" or \"Ed\" (Ed25519)")
         }
-        let comment = String(lines[2].dropFirst(Self.trustedPrefix.count))
-        guard comment.utf8.count <= Self.trustedCommentLimit else {
+        let comment = Array(lines[2].dropFirst(Self.trustedPrefix.utf8.count))
+        guard comment.count <= Self.trustedCommentLimit else {
             throw MinisignFormatError("the trusted comment is longer than \(Self.trustedCommentLimit) bytes")
         }
         keyID = MinisignKeyID(signatureBytes[2..<10])
         signature = Array(signatureBytes[10...])
         trustedComment = comment
         globalSignature = global
-        untrustedComment = String(lines[0].dropFirst(Self.untrustedPrefix.count))
+        untrustedComment = Array(lines[0].dropFirst(Self.untrustedPrefix.utf8.count))
     }
 
     /// Signs `message` with `key` (prehashed, as minisign does by default) and `trustedComment`.
@@ -63,16 +67,18 @@ package struct MinisignSignature: Equatable, Sendable {
         algorithm = .prehashed
         keyID = key.id
         signature = Self.covered(message, by: .prehashed).withUnsafeBytes { key.sign($0) }
-        self.trustedComment = trustedComment
-        globalSignature = (signature + Array(trustedComment.utf8)).withUnsafeBytes { key.sign($0) }
-        self.untrustedComment = untrustedComment
+        self.trustedComment = Array(trustedComment.utf8)
+        globalSignature = (signature + self.trustedComment).withUnsafeBytes { key.sign($0) }
+        self.untrustedComment = Array(untrustedComment.utf8)
     }
 
-    /// The file's text, as `minisign -S` writes it.
-    package var fileText: String {
+    /// The file's bytes, as `minisign -S` writes them.
+    package var file: [UInt8] {
         let algorithmBytes = Array((algorithm == .prehashed ? "ED" : "Ed").utf8)
-        return Self.untrustedPrefix + untrustedComment + "\n" + Base64.encode(algorithmBytes + keyID.bytes + signature) + "\n"
-            + Self.trustedPrefix + trustedComment + "\n" + Base64.encode(globalSignature) + "\n"
+        let newline = UInt8(ascii: "\n")
+        return Array(Self.untrustedPrefix.utf8) + untrustedComment + [newline]
+            + Array(Base64.encode(algorithmBytes + keyID.bytes + signature).utf8) + [newline]
+            + Array(Self.trustedPrefix.utf8) + trustedComment + [newline] + Array(Base64.encode(globalSignature).utf8) + [newline]
     }
 
     /// Whether `key` made both signatures: the one over `message` and the one over the trusted comment.
@@ -80,7 +86,7 @@ package struct MinisignSignature: Equatable, Sendable {
     package func failure(of message: UnsafeRawBufferPointer, by key: MinisignPublicKey) -> Failure? {
         let signed = Self.covered(message, by: algorithm)
         guard signed.withUnsafeBytes({ key.verifies(signature, of: $0) }) else { return .signature }
-        guard (signature + Array(trustedComment.utf8)).withUnsafeBytes({ key.verifies(globalSignature, of: $0) }) else { return .trustedComment }
+        guard (signature + trustedComment).withUnsafeBytes({ key.verifies(globalSignature, of: $0) }) else { return .trustedComment }
         return nil
     }
 

@@ -12,12 +12,12 @@ package struct SignatureCheck: Sendable {
         package var comment: TrustedComment
     }
 
-    /// Checks `manifest` against the text of its signature file (nil when there is none), at Unix time `now`.
-    package func check(_ manifest: UnsafeRawBufferPointer, signatureFile: String?, now: Int64) throws(TrustRefusal) -> Accepted {
+    /// Checks `manifest` against the bytes of its signature file (nil when there is none), at Unix time `now`.
+    package func check(_ manifest: UnsafeRawBufferPointer, signatureFile: [UInt8]?, now: Int64) throws(TrustRefusal) -> Accepted {
         guard let signatureFile else { throw TrustRefusal(.missing) }
         let signature: MinisignSignature
         do {
-            signature = try MinisignSignature(fileText: signatureFile)
+            signature = try MinisignSignature(file: signatureFile)
         } catch {
             throw TrustRefusal(.malformed(error.description))
         }
@@ -30,7 +30,7 @@ package struct SignatureCheck: Sendable {
         }
         let comment: TrustedComment
         do {
-            comment = try TrustedComment(parsing: signature.trustedComment)
+            comment = try TrustedComment(parsing: String(decoding: signature.trustedComment, as: UTF8.self))
         } catch {
             throw TrustRefusal(.badVersion(error.description), keyID: id)
         }

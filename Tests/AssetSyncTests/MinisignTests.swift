@@ -13,19 +13,19 @@ import Testing
 
     static let manifest = Array("<manifest version=\"1\" base=\"http://127.0.0.1/\"/>\n".utf8)
 
-    static func signed(_ bytes: [UInt8], comment: String, key: String = "signing-test.key") throws -> String {
+    static func signed(_ bytes: [UInt8], comment: String, key: String = "signing-test.key") throws -> [UInt8] {
         let secret = try MinisignSecretKey(fileText: fixture(key))
         return bytes.withUnsafeBytes {
-            MinisignSignature(signing: $0, with: secret, trustedComment: comment, untrustedComment: "test").fileText
+            MinisignSignature(signing: $0, with: secret, trustedComment: comment, untrustedComment: "test").file
         }
     }
 
-    static func check(_ bytes: [UInt8], _ signature: String?, keys: [String] = ["signing-test.pub"], now: Int64 = 1_790_000_000) throws -> SignatureCheck.Accepted {
+    static func check(_ bytes: [UInt8], _ signature: [UInt8]?, keys: [String] = ["signing-test.pub"], now: Int64 = 1_790_000_000) throws -> SignatureCheck.Accepted {
         let check = SignatureCheck(keys: try keys.flatMap { try MinisignPublicKey.keys(inFile: fixture($0)) })
         return try bytes.withUnsafeBytes { try check.check($0, signatureFile: signature, now: now) }
     }
 
-    static func refusal(_ bytes: [UInt8], _ signature: String?, keys: [String] = ["signing-test.pub"], now: Int64 = 1_790_000_000) -> TrustRefusal? {
+    static func refusal(_ bytes: [UInt8], _ signature: [UInt8]?, keys: [String] = ["signing-test.pub"], now: Int64 = 1_790_000_000) -> TrustRefusal? {
         do {
             _ = try check(bytes, signature, keys: keys, now: now)
             return nil
@@ -89,7 +89,12 @@ import Testing
         let accepted = try Self.check(Self.manifest, signature, keys: ["signing-other.pub", "signing-test.pub"])
         #expect(accepted.keyID.description == "AD216FE6C785E49F")
         #expect(accepted.comment == TrustedComment(version: 7, expires: UTCTime.parse("2027-01-01T00:00:00Z")))
-        #expect(try MinisignSignature(fileText: signature).fileText == signature)
+        #expect(try MinisignSignature(file: signature).file == signature)
+        // Lines ended by CRLF read the same.
+        let crlf = Array(String(decoding: signature, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n").utf8)
+        #expect(try Self.check(Self.manifest, crlf) == accepted)
+        let keyWithCRLF = try Self.fixture("signing-test.pub").replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(try MinisignPublicKey.keys(inFile: keyWithCRLF).count == 1)
     }
 
     @Test func eachWrongSignatureIsRefusedForItsReason() throws {
@@ -98,10 +103,10 @@ import Testing
         tampered[3] ^= 1
         #expect(Self.refusal(tampered, signature)?.reason == .badSignature)
         #expect(Self.refusal(Self.manifest, nil)?.reason == .missing)
-        #expect(Self.refusal(Self.manifest, "untrusted comment: x\nRWQ=\n")?.code == "malformed")
+        #expect(Self.refusal(Self.manifest, Array("untrusted comment: x\nRWQ=\n".utf8))?.code == "malformed")
         let unknown = Self.refusal(Self.manifest, signature, keys: ["signing-other.pub"])
         #expect(unknown?.reason == .unknownKey && unknown?.keyID?.description == "AD216FE6C785E49F")
-        let altered = signature.replacingOccurrences(of: "version=7", with: "version=9")
+        let altered = Array(String(decoding: signature, as: UTF8.self).replacingOccurrences(of: "version=7", with: "version=9").utf8)
         #expect(Self.refusal(Self.manifest, altered)?.reason == .badTrustedComment)
         #expect(Self.refusal(Self.manifest, signature, now: 1_798_761_600)?.reason == .expired(at: 1_798_761_600))
         #expect(Self.refusal(Self.manifest, try Self.signed(Self.manifest, comment: "no version here"))?.code == "bad_version")

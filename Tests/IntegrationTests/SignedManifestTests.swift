@@ -36,7 +36,7 @@ import TestSupport
     }
 
     enum Tampering: String, CaseIterable {
-        case tamperedByte, unknownKey, expired, swappedSignature, missingSignature
+        case tamperedByte, unknownKey, expired, swappedSignature, missingSignature, oversizedSignature
     }
 
     @Test func aSignedManifestIsPulledAndItsVersionRecorded() throws {
@@ -77,6 +77,9 @@ import TestSupport
             expected = ("bad_signature", "does not match its bytes")
         case .missingSignature:
             expected = ("missing", "it has no signature")
+        case .oversizedSignature:
+            try Data(repeating: UInt8(ascii: "A"), count: 20_000).write(to: URL(fileURLWithPath: manifest + ".minisig"))
+            expected = ("malformed", "its signature file is not minisign's format: it is larger than 16384 bytes")
         }
         let result = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest, "--json"] + Self.trusted)
         #expect(result.status == 5, "\(result.stderr)")
@@ -121,6 +124,27 @@ import TestSupport
         #expect(plan.status == 0, "\(plan.stderr)")
         let record = try String(contentsOfFile: sandbox.dest + "/.assetsync/accepted-version", encoding: .utf8)
         #expect(record.contains("version 2\n"))
+    }
+
+    @Test func anAtomicDestKeepsItsAcceptedVersionFromGenerationToGeneration() throws {
+        let (sandbox, nginx, manifest) = try Self.served { try NginxServer(root: $0) }
+        defer { nginx.stop() }
+        try Self.sign(manifest, version: 1)
+        let old = try Data(contentsOf: URL(fileURLWithPath: manifest))
+        let oldSignature = try Data(contentsOf: URL(fileURLWithPath: manifest + ".minisig"))
+        try sandbox.serve("b.bin", PullNginxTests.random(100))
+        try sandbox.manifest()
+        try Self.sign(manifest, version: 2)
+        // Enough generations kept that none is recycled: each new one starts from links alone.
+        let first = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest, "--atomic", "--keep", "5"] + Self.trusted)
+        #expect(first.status == 0, "\(first.stderr)")
+        // A pull without --trusted-key builds the next generation, which must carry the record along.
+        let again = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
+        #expect(again.status == 0, "\(again.stderr)")
+        try old.write(to: URL(fileURLWithPath: manifest))
+        try oldSignature.write(to: URL(fileURLWithPath: manifest + ".minisig"))
+        let replay = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest] + Self.trusted)
+        #expect(replay.status == 5 && replay.stderr.contains("rollback from version 2 to 1"), "\(replay.stderr)")
     }
 
     @Test func aRemoteManifestsSignatureIsFetchedBesideItConditionally() throws {
@@ -177,6 +201,10 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: manifest + ".minisig"))
         let badExpiry = try AssetSyncBinary.run(["sign", manifest, "--key", Self.fixture("signing-test.key"), "--expires", "soon"])
         #expect(badExpiry.status == 2)
+        let noOutput = try AssetSyncBinary.run(["manifest", sandbox.root.path, "--base", "http://127.0.0.1:9/", "--sign", Self.fixture("signing-test.key")])
+        #expect(noOutput.status == 2 && noOutput.stderr.hasPrefix("Error: '--sign' goes with '--output <file>'"), "\(noOutput.stderr)")
+        let noSign = try AssetSyncBinary.run(["manifest", sandbox.root.path, "--base", "http://127.0.0.1:9/", "--version", "3"])
+        #expect(noSign.status == 2 && noSign.stderr.hasPrefix("Error: '--version' goes with '--sign'"), "\(noSign.stderr)")
         let notAManifest = try AssetSyncBinary.run(["sign", Self.fixture("signing-test.pub"), "--key", Self.fixture("signing-test.key")])
         #expect(notAManifest.status == 2 && !FileManager.default.fileExists(atPath: Self.fixture("signing-test.pub") + ".minisig"))
     }
