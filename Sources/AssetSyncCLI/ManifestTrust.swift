@@ -67,12 +67,19 @@ package struct ManifestTrust {
     package func admit(remoteManifest url: String, cache root: CacheRoot?, options: TransferOptions, context: CommandContext) throws(ExitStatus) -> Admitted {
         try CommandSteps.fetch(url, cache: root, options: options, context: context) { manifestPath throws(ExitStatus) in
             try CommandSteps.fetch(
-                url + ".minisig", file: ManifestCopy.signatureName, what: "the manifest's signature", cache: root, options: options,
+                Self.signatureURL(of: url), file: ManifestCopy.signatureName, what: "the manifest's signature", cache: root, options: options,
                 context: context, whenMissing: { refuse(TrustRefusal(.missing), manifest: url) }
             ) { signaturePath throws(ExitStatus) in
                 try admit(manifestAt: manifestPath, signatureAt: signaturePath, displayName: url)
             }
         }
+    }
+
+    /// Where the signature of the manifest at `url` is: `.minisig` added to its path, before any query
+    /// or fragment (so that a token in the query is sent for both).
+    static func signatureURL(of url: String) -> String {
+        guard let end = url.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return url + ".minisig" }
+        return url[..<end] + ".minisig" + url[end...]
     }
 
     /// Refuses a manifest older than the version the cache directory accepted, then records its version

@@ -1,3 +1,4 @@
+@testable import AssetSyncCLI
 import AssetSyncTrust
 import Foundation
 import Testing
@@ -35,6 +36,12 @@ import Testing
             Issue.record("unexpected \(error)")
             return nil
         }
+    }
+
+    @Test func aRemoteSignatureIsBesideTheManifestsPathBeforeItsQuery() {
+        #expect(ManifestTrust.signatureURL(of: "https://cdn.example.com/m.xml") == "https://cdn.example.com/m.xml.minisig")
+        #expect(ManifestTrust.signatureURL(of: "https://cdn.example.com/m.xml?sv=1&sig=x") == "https://cdn.example.com/m.xml.minisig?sv=1&sig=x")
+        #expect(ManifestTrust.signatureURL(of: "https://cdn.example.com/m.xml#top") == "https://cdn.example.com/m.xml.minisig#top")
     }
 
     @Test func base64RoundTripsAndIsStrict() {
