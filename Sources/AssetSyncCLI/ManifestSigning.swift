@@ -51,7 +51,9 @@ struct ManifestSigning {
             guard let memory = try MemoryFile.read(path: keyPath, limit: 4096) else {
                 throw MinisignFormatError("it is too large to be a minisign secret key")
             }
-            key = try MinisignSecretKey(fileText: String(decoding: memory.bytes, as: UTF8.self))
+            key = try MinisignSecretKey(fileText: String(decoding: memory.bytes, as: UTF8.self)) {
+                PasswordPrompt.ask("Password for the secret key \(QuotedValue.quote(keyPath)): ")
+            }
         } catch let error as SystemError {
             console.err("Error: cannot read the secret key \(QuotedValue.quote(keyPath)): \(error.reason).\n")
             throw .invalidInput

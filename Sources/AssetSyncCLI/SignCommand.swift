@@ -26,8 +26,9 @@ package enum SignCommand {
               <manifest>              The manifest file to sign.
 
             OPTIONS:
-              --key <file>            A minisign secret key file made without a password
-                                      ('minisign -G -W'); an encrypted one is refused.
+              --key <file>            A minisign secret key file. The password of an encrypted
+                                      one is asked on the terminal; for unattended signing,
+                                      make one without ('minisign -G -W').
             \(ManifestSigning.help)
               -h, --help              Show help information.
 
@@ -48,11 +49,11 @@ package enum SignCommand {
             throw CommandLineTool.usageFailure(
                 UsageError(message: "Missing '--key <file>': the minisign secret key to sign with", command: "sign"), console: console)
         }
-        let signing = try ManifestSigning.parse(arguments, keyPath: keyPath, command: "sign", console: console)
         let memory = try CommandSteps.readOnce(path, displayName: path, console: console)
-        // Only a manifest that pulls would accept is worth a signature.
+        // Only a manifest that pulls would accept is worth a signature (and the key's password).
         _ = try CommandSteps.reported(
             Result { () throws(ManifestError) in try ManifestReader.read(descriptor: memory.fd, name: path) }, console: console)
+        let signing = try ManifestSigning.parse(arguments, keyPath: keyPath, command: "sign", console: console)
         try signing.sign(memory.bytes, of: path, console: console)
     }
 }

@@ -59,6 +59,23 @@ enum Sodium {
     /// The address given for an empty message: libsodium reads none of its bytes.
     nonisolated(unsafe) private static let emptyMessage = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
 
+    /// The scrypt (Salsa20/8, SHA-256) key stream of `password` with `salt`, `length` bytes, as minisign
+    /// derives it to encrypt a secret key; nil when libsodium refuses the limits (out of memory).
+    static func scrypt(password: [UInt8], salt: [UInt8], opsLimit: UInt64, memoryLimit: Int, length: Int) -> [UInt8]? {
+        ready()
+        var stream = [UInt8](repeating: 0, count: length)
+        // One byte more, so that even an empty password has an address.
+        var padded = password + [0]
+        defer { wipe(&padded) }
+        let result = padded.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { characters in
+                crypto_pwhash_scryptsalsa208sha256(
+                    &stream, UInt64(length), characters.baseAddress!, UInt64(password.count), salt, opsLimit, memoryLimit)
+            }
+        }
+        return result == 0 ? stream : nil
+    }
+
     /// Overwrites `bytes` with zeros in a way the compiler keeps.
     static func wipe(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }

@@ -22,6 +22,21 @@ import TestSupport
         try #require(result.status == 0, "\(result.stderr)")
     }
 
+    /// Signs `manifest` as version 1 and keeps it and its signature, then serves one more file and
+    /// signs the new manifest as version 2. Returns what puts version 1 back: a replay.
+    static func signTwoVersions(_ sandbox: Sandbox, _ manifest: String) throws -> () throws -> Void {
+        try sign(manifest, version: 1)
+        let old = try Data(contentsOf: URL(fileURLWithPath: manifest))
+        let oldSignature = try Data(contentsOf: URL(fileURLWithPath: manifest + ".minisig"))
+        try sandbox.serve("b.bin", PullNginxTests.random(100))
+        try sandbox.manifest()
+        try sign(manifest, version: 2)
+        return {
+            try old.write(to: URL(fileURLWithPath: manifest))
+            try oldSignature.write(to: URL(fileURLWithPath: manifest + ".minisig"))
+        }
+    }
+
     /// A sandbox serving one file, with its manifest written for `nginx`.
     static func served(by start: (URL) throws -> NginxServer) throws -> (Sandbox, NginxServer, String) {
         let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(5000)])
@@ -100,16 +115,10 @@ import TestSupport
     @Test func anOlderSignedManifestIsARollbackAndAPlanRecordsNothing() throws {
         let (sandbox, nginx, manifest) = try Self.served { try NginxServer(root: $0) }
         defer { nginx.stop() }
-        try Self.sign(manifest, version: 1)
-        let old = try Data(contentsOf: URL(fileURLWithPath: manifest))
-        let oldSignature = try Data(contentsOf: URL(fileURLWithPath: manifest + ".minisig"))
-        try sandbox.serve("b.bin", PullNginxTests.random(100))
-        try sandbox.manifest()
-        try Self.sign(manifest, version: 2)
+        let replayVersion1 = try Self.signTwoVersions(sandbox, manifest)
         #expect(try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest] + Self.trusted).status == 0)
 
-        try old.write(to: URL(fileURLWithPath: manifest))
-        try oldSignature.write(to: URL(fileURLWithPath: manifest + ".minisig"))
+        try replayVersion1()
         nginx.clearAccessLog()
         let replay = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest, "--delete", "--json"] + Self.trusted)
         #expect(replay.status == 5)
@@ -129,20 +138,14 @@ import TestSupport
     @Test func anAtomicDestKeepsItsAcceptedVersionFromGenerationToGeneration() throws {
         let (sandbox, nginx, manifest) = try Self.served { try NginxServer(root: $0) }
         defer { nginx.stop() }
-        try Self.sign(manifest, version: 1)
-        let old = try Data(contentsOf: URL(fileURLWithPath: manifest))
-        let oldSignature = try Data(contentsOf: URL(fileURLWithPath: manifest + ".minisig"))
-        try sandbox.serve("b.bin", PullNginxTests.random(100))
-        try sandbox.manifest()
-        try Self.sign(manifest, version: 2)
+        let replayVersion1 = try Self.signTwoVersions(sandbox, manifest)
         // Enough generations kept that none is recycled: each new one starts from links alone.
         let first = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest, "--atomic", "--keep", "5"] + Self.trusted)
         #expect(first.status == 0, "\(first.stderr)")
         // A pull without --trusted-key builds the next generation, which must carry the record along.
         let again = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest])
         #expect(again.status == 0, "\(again.stderr)")
-        try old.write(to: URL(fileURLWithPath: manifest))
-        try oldSignature.write(to: URL(fileURLWithPath: manifest + ".minisig"))
+        try replayVersion1()
         let replay = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest] + Self.trusted)
         #expect(replay.status == 5 && replay.stderr.contains("rollback from version 2 to 1"), "\(replay.stderr)")
     }
@@ -196,8 +199,10 @@ import TestSupport
         #expect(stdin.status == 2 && stdin.stderr.contains("standard input has no signature beside it"), "\(stdin.stderr)")
         let notAKey = try AssetSyncBinary.run(["plan", manifest, "--trusted-key", manifest])
         #expect(notAKey.status == 2 && notAKey.stderr.contains("line 1: a public key line is not base64"), "\(notAKey.stderr)")
-        let encrypted = try AssetSyncBinary.run(["sign", manifest, "--key", Self.fixture("signing-encrypted.key")])
-        #expect(encrypted.status == 2 && encrypted.stderr.contains("encrypted with a password"), "\(encrypted.stderr)")
+        // Without a controlling terminal (setsid), the password of an encrypted key cannot be asked.
+        let encrypted = try AssetSyncBinary.run(
+            ["sign", manifest, "--key", Self.fixture("signing-encrypted.key")], prefix: ["/usr/bin/setsid", "-w"])
+        #expect(encrypted.status == 2 && encrypted.stderr.contains("encrypted with a password, and there is no terminal"), "\(encrypted.stderr)")
         #expect(!FileManager.default.fileExists(atPath: manifest + ".minisig"))
         let badExpiry = try AssetSyncBinary.run(["sign", manifest, "--key", Self.fixture("signing-test.key"), "--expires", "soon"])
         #expect(badExpiry.status == 2)
@@ -207,6 +212,23 @@ import TestSupport
         #expect(noSign.status == 2 && noSign.stderr.hasPrefix("Error: '--version' goes with '--sign'"), "\(noSign.stderr)")
         let notAManifest = try AssetSyncBinary.run(["sign", Self.fixture("signing-test.pub"), "--key", Self.fixture("signing-test.key")])
         #expect(notAManifest.status == 2 && !FileManager.default.fileExists(atPath: Self.fixture("signing-test.pub") + ".minisig"))
+    }
+
+    /// minisign's encrypted key (scrypt with its default 1 GiB): the password typed on a terminal, which
+    /// `script` provides; a wrong one is refused and writes nothing.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "script (util-linux) is not installed"))
+    func anEncryptedKeyTakesThePasswordTypedOnTheTerminal() throws {
+        let sandbox = try Sandbox()
+        let manifest = try sandbox.manifest(base: "http://127.0.0.1:9/")
+        let onTerminal = ["/bin/sh", "-c", "exec /usr/bin/script -qec \"$0 $*\" /dev/null"]
+        let arguments = ["sign", manifest, "--key", Self.fixture("signing-encrypted.key"), "--version", "5"]
+        let wrong = try AssetSyncBinary.run(arguments, stdin: Data("not it\n".utf8), prefix: onTerminal)
+        #expect(wrong.status == 2 && wrong.stdout.contains("wrong password"), "\(wrong.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: manifest + ".minisig"))
+        let right = try AssetSyncBinary.run(arguments, stdin: Data("pw\n".utf8), prefix: onTerminal)
+        #expect(right.status == 0, "\(right.stdout)")
+        let plan = try AssetSyncBinary.run(["plan", manifest, "--dest", sandbox.dest, "--trusted-key", Self.fixture("signing-encrypted.pub")])
+        #expect(plan.status == 0, "\(plan.stderr)")
     }
 
     @Test(.enabled(if: hasMinisign, "minisign is not installed (make deps installs it)"))
