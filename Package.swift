@@ -55,7 +55,7 @@ let package = Package(
             name: "AssetSyncCLI",
             dependencies: [
                 "AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer",
-                "AssetSyncPull", "AssetSyncTrust", "CCurl", "CLibXML2", "CZlib", "CIsal", "CLibCrypto",
+                "AssetSyncPull", "AssetSyncTrust", "CCurl", "CLibXML2", "CZlib", "CIsal", "CLibCrypto", "CSodium",
             ]),
         .executableTarget(name: "assetsync", dependencies: ["AssetSyncCLI"]),
         .testTarget(
