@@ -75,6 +75,13 @@ package struct ManifestTrust {
         }
     }
 
+    /// A remote manifest admitted and its version accepted for the cache directory `root` (whose lock is held).
+    package func accept(remoteManifest url: String, root: CacheRoot, options: TransferOptions, context: CommandContext) throws(ExitStatus) -> Manifest {
+        let admitted = try admit(remoteManifest: url, cache: root, options: options, context: context)
+        try acceptVersion(of: admitted, root: root, manifest: url)
+        return admitted.manifest
+    }
+
     /// Where the signature of the manifest at `url` is: `.minisig` added to its path, before any query
     /// or fragment (so that a token in the query is sent for both).
     static func signatureURL(of url: String) -> String {

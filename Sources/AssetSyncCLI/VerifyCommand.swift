@@ -28,9 +28,7 @@ package enum VerifyCommand {
             if let trust, let admitted { try trust.acceptVersion(of: admitted, root: root, manifest: source) }
             manifest = local
         } else if let trust {
-            let remote = try trust.admit(remoteManifest: source, cache: root, options: options, context: context)
-            try trust.acceptVersion(of: remote, root: root, manifest: source)
-            manifest = remote.manifest
+            manifest = try trust.accept(remoteManifest: source, root: root, options: options, context: context)
         } else {
             manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, context: context)
         }

@@ -4,7 +4,8 @@
 /// the Ed25519 secret key (64: seed and public key) and a BLAKE2b-256 checksum (32) of "Ed", the id and
 /// the key. An encrypted key is XORed with the scrypt stream of its password, salt and limits; its
 /// checksum then tells a wrong password.
-/// A class, so that the one copy of the secret is wiped when it goes.
+/// A class, so that its secret is wiped once, when the last reference goes; the file's decoded bytes,
+/// the password and the scrypt stream are wiped as soon as they have served.
 package final class MinisignSecretKey {
     package let id: MinisignKeyID
     /// Ed25519's 64-byte secret key.
