@@ -28,7 +28,7 @@ put = $(1) > $(DESTDIR)$(PREFIX)/$(2).new && chmod 0644 $(DESTDIR)$(PREFIX)/$(2)
 # A unit as installed: ExecStart= names the binary under PREFIX.
 UNIT_FOR_PREFIX := sed 's|/usr/local/bin/assetsync|$(PREFIX)/bin/assetsync|g'
 
-.PHONY: all deps build debug install install-built uninstall test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet bench-atomic bench-sha256 bench-delta fuzz sanitize torture soak clean
+.PHONY: all deps build debug install install-built uninstall test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet bench-atomic bench-sha256 bench-delta bench-signing fuzz sanitize torture soak clean
 
 all: build
 
@@ -83,7 +83,7 @@ demo: build
 	demo/run.sh $(RELEASE_BIN)
 
 # bench-peers first: its report (docs/performance.md) is the table issue 10 asks for.
-bench: bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet bench-atomic bench-sha256 bench-delta
+bench: bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet bench-atomic bench-sha256 bench-delta bench-signing
 
 bench-peers: build
 	bench/peers/run.sh $(RELEASE_BIN)
@@ -102,6 +102,9 @@ bench-atomic: build
 
 bench-delta: build
 	bench/delta/run.sh $(RELEASE_BIN)
+
+bench-signing: build
+	bench/signing/run.sh $(RELEASE_BIN)
 
 bench-verify: build
 	bench/verify/run.sh $(RELEASE_BIN)

@@ -22,6 +22,9 @@ let package = Package(
         .systemLibrary(
             name: "CLibCrypto", path: "Sources/CLibCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Sources/CCurlShim"),
         .target(name: "CSystemShim", path: "Sources/CSystemShim"),
         // The layers, each importing only those before it: a dependency against this
@@ -33,6 +36,9 @@ let package = Package(
         .target(name: "AssetSyncSystem", dependencies: ["AssetSyncModel", "CSystemShim", "CIsal", "CZlib", "CLibCrypto"]),
         /// The XML and JSON manifest readers (libxml2, zlib) and the manifest writer.
         .target(name: "AssetSyncManifestIO", dependencies: ["AssetSyncModel", "AssetSyncSystem", "CLibXML2", "CZlib"]),
+        /// Signed manifests in minisign's format: keys, signatures, trusted comments, the check of a
+        /// manifest's bytes against trusted keys (libsodium's Ed25519 and BLAKE2b). Pure verification of bytes.
+        .target(name: "AssetSyncTrust", dependencies: ["AssetSyncModel", "AssetSyncSystem", "CSodium"]),
         /// The cache directory: root, scanner, partial files, commit protocol, state index, lock. No HTTP.
         .target(name: "AssetSyncCache", dependencies: ["AssetSyncModel", "AssetSyncSystem"]),
         /// The only libcurl user: easy and multi handles, downloads into a sink, retries, redirects.
@@ -49,14 +55,14 @@ let package = Package(
             name: "AssetSyncCLI",
             dependencies: [
                 "AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer",
-                "AssetSyncPull", "CCurl", "CLibXML2", "CZlib", "CIsal", "CLibCrypto",
+                "AssetSyncPull", "AssetSyncTrust", "CCurl", "CLibXML2", "CZlib", "CIsal", "CLibCrypto", "CSodium",
             ]),
         .executableTarget(name: "assetsync", dependencies: ["AssetSyncCLI"]),
         .testTarget(
             name: "AssetSyncTests",
             dependencies: [
                 "AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer",
-                "AssetSyncPull", "AssetSyncCLI", "CCurl", "CZlib", "TestSupport",
+                "AssetSyncPull", "AssetSyncCLI", "AssetSyncTrust", "CCurl", "CZlib", "TestSupport",
             ]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "IntegrationTests", dependencies: ["assetsync", "CZlib", "TestSupport"], exclude: ["Golden", "Fixtures"]),

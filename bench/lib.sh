@@ -201,6 +201,16 @@ timed() {
     t_us=$((t_end - start))
 }
 
+# run_timed LIST COMMAND...: `timed`, appending COMMAND's wall microseconds to the array LIST;
+# a failed run is logged and counted in $failures.
+run_timed() {
+    local -n list=$1
+    shift
+    timed "$@"
+    list+=("$t_us")
+    ((t_rc == 0)) || { failures=$((failures + 1)); log "failed (exit $t_rc): $* (see $last_err)"; }
+}
+
 # timed_v COMMAND...: `timed` under GNU time -v (its report in $out/time-v.txt).
 # Sets t_us, t_end and t_rc as `timed` does, t_cpu (µs of user + system CPU of
 # the command and its children) and t_rss (kB, the largest resident set of the

@@ -66,6 +66,7 @@ public enum CommandLineTool {
             case "verify": try VerifyCommand.run(arguments, context: context)
             case "manifest": try ManifestCommand.run(arguments, context: context)
             case "rollback": try RollbackCommand.run(arguments, context: context)
+            case "sign": try SignCommand.run(arguments, context: context)
             default: try PlanCommand.run(arguments, context: context)
             }
             return .success

@@ -22,6 +22,22 @@ package enum CommandSteps {
         }
     }
 
+    /// The bytes of the manifest file at `path`, read once (for a signature, then a parse of the same bytes).
+    static func readOnce(_ path: String, displayName: String, console: Console) throws(ExitStatus) -> MemoryFile {
+        let read: MemoryFile?
+        do {
+            read = try MemoryFile.read(path: path, limit: Int(Manifest.sizeLimit))
+        } catch {
+            console.err("Error: \(QuotedValue.displayPath(displayName)): cannot read the manifest: \(error.reason).\n")
+            throw .invalidInput
+        }
+        guard let read else {
+            console.err("Error: \(QuotedValue.displayPath(displayName)): the manifest is larger than the \(ByteCount.human(Manifest.sizeLimit)) limit.\n")
+            throw .invalidInput
+        }
+        return read
+    }
+
     /// The manifest read, or why not told on the console and thrown as the exit status.
     package static func reported(_ loaded: Result<Manifest, ManifestError>, console: Console) throws(ExitStatus) -> Manifest {
         switch loaded {
@@ -52,6 +68,20 @@ package enum CommandSteps {
     package static func fetchManifest(
         _ url: String, cache root: CacheRoot?, options: TransferOptions, context: CommandContext
     ) throws(ExitStatus) -> Manifest {
+        try fetch(url, cache: root, options: options, context: context) { path throws(ExitStatus) in
+            try readManifest(path, displayName: url, context: context)
+        }
+    }
+
+    /// Fetches `url` into the cache's copy named `file` under `.assetsync/` (conditionally), or into a
+    /// temporary file when there is no cache, and gives `body` the path it is at (a temporary file is
+    /// removed after). A failure is told as one to fetch `what`; for a 404 or 410, `whenMissing` (when
+    /// given) tells it instead and returns the exit status.
+    package static func fetch<Fetched>(
+        _ url: String, file: String = ManifestCopy.fileName, what: String = "the manifest", cache root: CacheRoot?,
+        options: TransferOptions, context: CommandContext, whenMissing: (() -> ExitStatus)? = nil,
+        _ body: (String) throws(ExitStatus) -> Fetched
+    ) throws(ExitStatus) -> Fetched {
         var template = Array("/tmp/assetsync-manifest-XXXXXX".utf8CString)
         let temporary: String? = root == nil ? template.withUnsafeMutableBufferPointer { buffer in
             let fd = mkstemp(buffer.baseAddress!)
@@ -62,16 +92,17 @@ package enum CommandSteps {
         defer { if let temporary { unlink(temporary) } }
         let fetched: ManifestFetcher.Fetched
         do {
-            let destination: any ManifestDestination = root.map(CachedManifestDestination.init(root:))
+            let destination: any ManifestDestination = root.map { CachedManifestDestination(root: $0, file: file) }
                 ?? ManifestFile(path: temporary ?? "manifest.download")
             fetched = try ManifestFetcher(options: options, wakeFD: context.stop.wakeFD, shouldStop: context.stop.isRequested)
                 .fetch(url, into: destination)
         } catch {
             if context.stop.isRequested() { throw .interrupted }
-            context.console.err("Error: cannot fetch the manifest \(url): \(error.messageWithRemedy). Nothing was downloaded.\n")
+            if let whenMissing, error.status == 404 || error.status == 410 { throw whenMissing() }
+            context.console.err("Error: cannot fetch \(what) \(url): \(error.messageWithRemedy). Nothing was downloaded.\n")
             throw ExitStatus(error.kind)
         }
-        return try readManifest(fetched.path, displayName: url, context: context)
+        return try body(fetched.path)
     }
 
     package static func resolveDest(

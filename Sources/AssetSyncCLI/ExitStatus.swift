@@ -12,6 +12,8 @@ package enum ExitStatus: Int32, Sendable, Error {
     case localIOFailure = 3
     /// Another run holds DEST's lock.
     case locked = 4
+    /// The manifest is not trustworthy: signature missing, wrong, expired, or older than one already accepted.
+    case untrusted = 5
     /// Interrupted; partial files kept for resume.
     case interrupted = 130
 }
@@ -24,6 +26,7 @@ extension ExitStatus {
         case .remote: self = .someFilesFailed
         case .localIO: self = .localIOFailure
         case .lockHeld: self = .locked
+        case .untrusted: self = .untrusted
         }
     }
 }

@@ -20,6 +20,7 @@ package enum HelpText {
           plan                    Show what a pull would do, without downloading anything.
           verify                  Read every file of the manifest and prove it by its CRC-32.
           manifest                Describe a directory of files as a manifest.
+          sign                    Sign a manifest file for pulls that pass --trusted-key.
           rollback                Point an atomic cache directory back at its previous generation.
 
           See 'assetsync help <subcommand>' for detailed help.
@@ -30,11 +31,11 @@ package enum HelpText {
 
     package static let plan = CommandSpec(
         name: "plan",
-        usage: "assetsync plan <manifest> [--dest <dir>] [--json] " + NetworkOptions.usage,
+        usage: "assetsync plan <manifest> [--dest <dir>] [--json] " + NetworkOptions.usage + " " + ManifestTrust.usage,
         arguments: ["<manifest>"],
-        valueOptions: ["--dest": "<dir>"].merging(NetworkOptions.valueOptions) { own, _ in own },
+        valueOptions: ["--dest": "<dir>"].merging(NetworkOptions.valueOptions) { own, _ in own }.merging(ManifestTrust.valueOptions) { own, _ in own },
         flags: ["--json"] + NetworkOptions.flags,
-        repeatable: NetworkOptions.repeatable,
+        repeatable: NetworkOptions.repeatable.union(ManifestTrust.repeatable),
         help: """
             OVERVIEW: Show what a pull would do, without downloading anything.
 
@@ -51,7 +52,7 @@ package enum HelpText {
             USAGE: assetsync plan <manifest> [--dest <dir>] [--json]
                                   [--header <header> ...] [--netrc] [--auth-host <host> ...]
                                   [--cacert <file>] [--proxy <url>] [--speed-limit <rate>]
-                                  [--speed-time <seconds>]
+                                  [--speed-time <seconds>] [--trusted-key <file> ...]
 
             ARGUMENTS:
               <manifest>              The manifest: a file path, - for standard input, or an
@@ -61,6 +62,7 @@ package enum HelpText {
               --dest <dir>            The cache directory. (default: the current directory)
               --json                  Print one JSON object per line instead of a table.
             \(NetworkOptions.help)
+            \(ManifestTrust.help)
               -h, --help              Show help information.
 
             EXAMPLES:
@@ -69,7 +71,8 @@ package enum HelpText {
 
             EXIT STATUS:
               0 the plan was printed; 1 a manifest URL could not be fetched; 2 the command line
-              or the manifest is invalid; 3 the cache directory could not be read.
+              or the manifest is invalid; 3 the cache directory could not be read; 5 the manifest
+              is not trustworthy (--trusted-key).
 
             """)
 
@@ -77,14 +80,14 @@ package enum HelpText {
         name: "pull",
         usage: "assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>] [--dry-run] [--quiet] [--json] "
             + "[--atomic] [--no-atomic] [--keep <n>] [--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>] [--metrics-file <path>] "
-            + "[--reuse-from <dir> ...] " + NetworkOptions.usage,
+            + "[--reuse-from <dir> ...] " + NetworkOptions.usage + " " + ManifestTrust.usage,
         arguments: ["<manifest>"],
         valueOptions: [
             "--dest": "<dir>", "--jobs": "<n>", "--retries": "<n>", "--limit-rate": "<rate>", "--lock-wait": "<seconds>",
             "--splay": "<seconds>", "--max-delete": "<n>", "--metrics-file": "<path>", "--keep": "<n>", "--reuse-from": "<dir>",
-        ].merging(NetworkOptions.valueOptions) { own, _ in own },
+        ].merging(NetworkOptions.valueOptions) { own, _ in own }.merging(ManifestTrust.valueOptions) { own, _ in own },
         flags: ["--verify", "--delete", "--dry-run", "--quiet", "--json", "--atomic", "--no-atomic"] + NetworkOptions.flags,
-        repeatable: NetworkOptions.repeatable.union(["--reuse-from"]),
+        repeatable: NetworkOptions.repeatable.union(["--reuse-from"]).union(ManifestTrust.repeatable),
         help: """
             OVERVIEW: Download what is missing or changed, verify it, and commit it atomically.
 
@@ -100,7 +103,7 @@ package enum HelpText {
                                   [--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>]
                                   [--metrics-file <path>] [--reuse-from <dir> ...] [--header <header> ...] [--netrc]
                                   [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>]
-                                  [--speed-time <seconds>]
+                                  [--speed-time <seconds>] [--trusted-key <file> ...]
 
             ARGUMENTS:
               <manifest>              The manifest: a file path, - for standard input, or an
@@ -147,6 +150,7 @@ package enum HelpText {
                                       downloaded, once the copy is proven. Repeatable. Files
                                       renamed or moved inside the cache directory are always reused.
             \(NetworkOptions.help)
+            \(ManifestTrust.help)
               -h, --help              Show help information.
 
             EXAMPLES:
@@ -157,17 +161,20 @@ package enum HelpText {
               0 the cache matches the manifest; 1 some files could not be synced (the rest are
               committed, nothing is corrupt); 2 invalid command line or manifest; 3 local I/O
               failure (disk full, permissions); 4 another run holds the cache directory's lock;
+              5 the manifest is not trustworthy (--trusted-key): nothing was changed;
               130 interrupted (partial files kept for resume).
 
             """)
 
     package static let verify = CommandSpec(
         name: "verify",
-        usage: "assetsync verify <manifest> [--dest <dir>] [--repair] [--json] [--lock-wait <seconds>] " + NetworkOptions.usage,
+        usage: "assetsync verify <manifest> [--dest <dir>] [--repair] [--json] [--lock-wait <seconds>] " + NetworkOptions.usage
+            + " " + ManifestTrust.usage,
         arguments: ["<manifest>"],
-        valueOptions: ["--dest": "<dir>", "--lock-wait": "<seconds>"].merging(NetworkOptions.valueOptions) { own, _ in own },
+        valueOptions: ["--dest": "<dir>", "--lock-wait": "<seconds>"].merging(NetworkOptions.valueOptions) { own, _ in own }
+            .merging(ManifestTrust.valueOptions) { own, _ in own },
         flags: ["--repair", "--json"] + NetworkOptions.flags,
-        repeatable: NetworkOptions.repeatable,
+        repeatable: NetworkOptions.repeatable.union(ManifestTrust.repeatable),
         help: """
             OVERVIEW: Read every file of the manifest and prove it by its CRC-32.
 
@@ -179,7 +186,7 @@ package enum HelpText {
             USAGE: assetsync verify <manifest> [--dest <dir>] [--repair] [--json] [--lock-wait <seconds>]
                                     [--header <header> ...] [--netrc] [--auth-host <host> ...]
                                     [--cacert <file>] [--proxy <url>] [--speed-limit <rate>]
-                                    [--speed-time <seconds>]
+                                    [--speed-time <seconds>] [--trusted-key <file> ...]
 
             ARGUMENTS:
               <manifest>              The manifest: a file path, - for standard input, or an
@@ -193,6 +200,7 @@ package enum HelpText {
               --lock-wait <seconds>   How long to wait for another run's lock on the cache
                                       directory before exiting with status 4. (default: 0)
             \(NetworkOptions.help)
+            \(ManifestTrust.help)
               -h, --help              Show help information.
 
             EXAMPLES:
@@ -203,15 +211,16 @@ package enum HelpText {
               0 every file is proven; 1 some files are missing or corrupt (and, with --repair,
               could not be downloaded), or a manifest URL could not be fetched; 2 invalid command
               line or manifest; 3 a file could not be read; 4 another run holds the cache
-              directory's lock.
+              directory's lock; 5 the manifest is not trustworthy (--trusted-key).
 
             """)
 
     package static let manifest = CommandSpec(
         name: "manifest",
-        usage: "assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>] [--sha256] [--chunks]",
+        usage: "assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>] [--sha256] [--chunks] [--sign <file> [--version <n>] [--expires <when>]]",
         arguments: ["<dir>"],
-        valueOptions: ["--base": "<url>", "--format": "xml|json", "--output": "<file>"],
+        valueOptions: ["--base": "<url>", "--format": "xml|json", "--output": "<file>", "--sign": "<file>"]
+            .merging(ManifestSigning.valueOptions) { own, _ in own },
         flags: ["--sha256", "--chunks"],
         help: """
             OVERVIEW: Describe a directory of files as a manifest, for the publishing side.
@@ -223,6 +232,7 @@ package enum HelpText {
 
             USAGE: assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>]
                                       [--sha256] [--chunks]
+                                      [--sign <file> [--version <n>] [--expires <when>]]
 
             ARGUMENTS:
               <dir>                   The directory to describe.
@@ -234,11 +244,14 @@ package enum HelpText {
               --output <file>         Write the manifest here (atomically) instead of to
                                       standard output.
               --sha256                Give each file its SHA-256 too (in the same read):
-                                      pulls then prove every file by it, not by CRC-32 alone.
+                                      pulls then prove each file by it, not CRC-32 alone.
               --chunks                Also list each file's content-defined chunks (256 KiB
                                       to 4 MiB, about 1 MiB), from the same read: a pull
                                       that has an old version then downloads only the
                                       chunks that changed.
+              --sign <file>           Also sign it with this minisign secret key, writing
+                                      <file>.minisig beside --output, as 'assetsync sign' does.
+            \(ManifestSigning.help)
               -h, --help              Show help information.
 
             EXAMPLES:
@@ -246,8 +259,8 @@ package enum HelpText {
               assetsync manifest build/assets --base https://cdn.example.com/game/ --format json | gzip > m.json.gz
 
             EXIT STATUS:
-              0 the manifest was written; 2 invalid command line, or a file name no manifest may
-              hold; 3 the directory or a file could not be read, or the output not written.
+              0 the manifest was written; 2 invalid command line or secret key, or a file name no
+              manifest may hold; 3 the directory or a file could not be read, or the output not written.
 
             """)
 
@@ -285,7 +298,7 @@ package enum HelpText {
 
             """)
 
-    package static let commands = [pull, plan, verify, manifest, rollback]
+    package static let commands = [pull, plan, verify, manifest, SignCommand.spec, rollback]
 
     package static var version: String { "assetsync \(BuildInfo.version) (\(BuildInfo.libraries))\n" }
 }

@@ -19,6 +19,7 @@ package enum ManifestCommand {
             throw CommandLineTool.usageFailure(
                 UsageError(message: "'--format' must be xml or json, not '\(formatText)'", command: "manifest"), console: console)
         }
+        let signing = try signing(arguments, console: console)
         var status = stat()
         guard stat(directory, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
             console.err("Error: \(QuotedValue.quote(directory)) is not a directory.\n")
@@ -53,5 +54,22 @@ package enum ManifestCommand {
             throw ExitStatus(error.kind)
         }
         console.err("Wrote \(output): \(manifest.entries.count) files, \(ByteCount.human(manifest.totalBytes)).\n")
+        if let signing { try Array(text.utf8).withBytes { bytes throws(ExitStatus) in try signing.sign(bytes, of: output, console: console) } }
+    }
+
+    /// The signing `--sign` asks for (with `--version` and `--expires`), or nil without it.
+    private static func signing(_ arguments: ParsedArguments, console: Console) throws(ExitStatus) -> ManifestSigning? {
+        guard let keyPath = arguments.value("--sign") else {
+            if let option = ManifestSigning.valueOptions.keys.sorted().first(where: { arguments.value($0) != nil }) {
+                throw CommandLineTool.usageFailure(UsageError(message: "'\(option)' goes with '--sign'", command: "manifest"), console: console)
+            }
+            return nil
+        }
+        guard arguments.value("--output") != nil else {
+            throw CommandLineTool.usageFailure(
+                UsageError(message: "'--sign' goes with '--output <file>': the signature is written beside it", command: "manifest"),
+                console: console)
+        }
+        return try ManifestSigning.parse(arguments, keyPath: keyPath, command: "manifest", console: console)
     }
 }

@@ -8,10 +8,22 @@ package enum PlanCommand {
         let console = context.console
         let options = try CommandSteps.networkOptions(arguments, command: "plan", context: context)
         let source = arguments.arguments[0]
-        let manifest = CommandSteps.isURL(source)
-            ? try CommandSteps.fetchManifest(source, cache: nil, options: options, context: context)
-            : try CommandSteps.readManifest(source, context: context)
-        let root = try CommandSteps.resolveDest(arguments, console: console)
+        let manifest: Manifest
+        let root: String
+        if let trust = try ManifestTrust.parse(arguments, command: "plan", console: console) {
+            let admitted = CommandSteps.isURL(source)
+                ? try trust.admit(remoteManifest: source, cache: nil, options: options, context: context)
+                : try trust.admit(localManifest: source)
+            root = try CommandSteps.resolveDest(arguments, console: console)
+            // A plan records nothing: a version newer than DEST's is recorded by the pull that accepts it.
+            try trust.checkVersion(of: admitted, cacheAt: root, manifest: source)
+            manifest = admitted.manifest
+        } else {
+            manifest = CommandSteps.isURL(source)
+                ? try CommandSteps.fetchManifest(source, cache: nil, options: options, context: context)
+                : try CommandSteps.readManifest(source, context: context)
+            root = try CommandSteps.resolveDest(arguments, console: console)
+        }
         let cache: CacheListing
         do {
             cache = try CacheScanner.scan(root: root)

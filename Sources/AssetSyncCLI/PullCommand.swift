@@ -53,11 +53,16 @@ package enum PullCommand {
         }
         if arguments.flags.contains("--dry-run") { return try PlanCommand.run(arguments, context: context) }
         let source = arguments.arguments[0]
+        let trust = try ManifestTrust.parse(arguments, command: command, console: console)
+        // With --trusted-key, a local manifest's signature is checked before anything else happens.
+        let admitted = CommandSteps.isURL(source) ? nil : try trust?.admit(localManifest: source)
         // A local manifest is read while the cache directory is opened, locked and walked. A bad one
         // is still the error told, ahead of any about the cache, and the run leaves nothing it made.
         // A remote one is fetched (after the splay) into the locked cache directory.
         let input = context.input
-        let local = CommandSteps.isURL(source) ? nil : BackgroundWork { CommandSteps.loadManifest(source, input: input) }
+        let local = CommandSteps.isURL(source) ? nil : BackgroundWork {
+            admitted.map { .success($0.manifest) } ?? CommandSteps.loadManifest(source, input: input)
+        }
         let badManifestFirst = { () throws(ExitStatus) in if let local { _ = try CommandSteps.reported(local.value(), console: console) } }
         let atomic = try AtomicPull.open(arguments, command: command, context: context, checkingFirst: badManifestFirst)
         let root: CacheRoot
@@ -74,10 +79,13 @@ package enum PullCommand {
         if let local {
             do {
                 manifest = try CommandSteps.reported(local.value(), console: console)
+                if let trust, let admitted { try trust.acceptVersion(of: admitted, root: root, manifest: source) }
             } catch {
                 root.forgetWhatThisRunCreated()
                 throw error
             }
+        } else if let trust {
+            manifest = try trust.accept(remoteManifest: source, root: root, options: options, context: context)
         } else {
             manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, context: context)
         }

@@ -16,12 +16,20 @@ package enum VerifyCommand {
         let console = context.console
         let options = try CommandSteps.networkOptions(arguments, command: "verify", context: context)
         let source = arguments.arguments[0]
-        let local = CommandSteps.isURL(source) ? nil : try CommandSteps.readManifest(source, context: context)
+        let trust = try ManifestTrust.parse(arguments, command: "verify", console: console)
+        let admitted = CommandSteps.isURL(source) ? nil : try trust?.admit(localManifest: source)
+        var local = admitted?.manifest
+        if local == nil, !CommandSteps.isURL(source) { local = try CommandSteps.readManifest(source, context: context) }
         let root = try CommandSteps.openCache(arguments, console: console)
         let lock = try CommandSteps.lock(root, arguments, command: "verify", context: context)
         defer { withExtendedLifetime(lock) {} }
         let manifest: Manifest
-        if let local { manifest = local } else {
+        if let local {
+            if let trust, let admitted { try trust.acceptVersion(of: admitted, root: root, manifest: source) }
+            manifest = local
+        } else if let trust {
+            manifest = try trust.accept(remoteManifest: source, root: root, options: options, context: context)
+        } else {
             manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, context: context)
         }
         let started = context.clock()

@@ -55,7 +55,8 @@ package enum ZshCompletionScript {
     /// One `_arguments` spec per name: `--dest=[summary]:dir:_files -/`. Every name of an option
     /// excludes the others; `-h` and `--help` exclude everything else.
     private static func specs(_ option: CompletionOutline.Option) -> [String] {
-        let isHelp = option.names.contains("--help") || option.names.contains("--version")
+        // The top level's `--version` flag; `sign --version <n>` takes a value and excludes nothing.
+        let isHelp = option.names.contains("--help") || (option.names.contains("--version") && option.placeholder == nil)
         let exclusions = isHelp ? "(- *)" : option.names.count > 1 ? "(\(option.names.joined(separator: " ")))" : ""
         return option.names.map { name in
             var spec = (option.repeatable ? "*" : exclusions) + name

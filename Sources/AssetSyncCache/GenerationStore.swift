@@ -169,8 +169,8 @@ public final class GenerationStore {
         return ([Self.spareName] + others).compactMap { ReuseSource(cacheAt: root.path + "/" + $0, recordsVouch: true) }
     }
 
-    /// Links the state index of `source` into `build`; the state is only ever replaced under a fresh
-    /// name, so a link shares nothing that is written. With `replacing`, an index already there goes first.
+    /// Links the state index and the accepted version of `source` into `build`; both are only ever
+    /// replaced under a fresh name, so a link shares nothing that is written. With `replacing`, an index already there goes first.
     private func linkState(from source: Int32, to build: Int32, replacing: Bool, display: String) throws(SystemError) {
         if mkdirat(build, CacheRoot.metadataName, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display + "/.assetsync") }
         let metadata = openat(source, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -179,9 +179,12 @@ public final class GenerationStore {
         let into = openat(build, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard into >= 0 else { throw SystemError("open", path: display + "/.assetsync") }
         defer { close(into) }
-        if replacing { unlinkat(into, StateIndex.fileName, 0) }
-        if linkat(metadata, StateIndex.fileName, into, StateIndex.fileName, 0) != 0, errno != EEXIST, errno != ENOENT {
-            throw SystemError("link", path: display + "/.assetsync/state")
+        // The highest signed version accepted goes along, or a new generation would forget it.
+        for name in [StateIndex.fileName, AcceptedVersion.fileName] {
+            if replacing { unlinkat(into, name, 0) }
+            if linkat(metadata, name, into, name, 0) != 0, errno != EEXIST, errno != ENOENT {
+                throw SystemError("link", path: display + "/.assetsync/" + name)
+            }
         }
     }
 

@@ -4,10 +4,12 @@ import Glibc
 
 /// The last copy of a remote manifest, kept in `.assetsync/manifest` with where it came
 /// from and its validators in `.assetsync/manifest.meta`, so that the next fetch can ask
-/// conditionally.
+/// conditionally; its signature likewise in `.assetsync/manifest.minisig` (and `.meta`).
+/// Each function takes the copy's `file` name: the manifest's unless told.
 package enum ManifestCopy {
-    static let fileName = "manifest"
-    static let metaName = "manifest.meta"
+    package static let fileName = "manifest"
+    /// The name of the copy of the manifest's signature (`URL.minisig`).
+    package static let signatureName = "manifest.minisig"
     /// The most bytes `manifest.meta` may have: a URL and two validators fit many times over.
     static let metaSizeLimit = 64 << 10
 
@@ -25,26 +27,27 @@ package enum ManifestCopy {
     }
 
     /// The path of the copy.
-    package static func path(in root: CacheRoot) -> String { root.path + "/" + CacheRoot.metadataName + "/" + fileName }
+    package static func path(in root: CacheRoot, file: String = fileName) -> String { root.path + "/" + CacheRoot.metadataName + "/" + file }
 
     /// The meta of the copy, or nil when either is missing, not a regular file, or torn.
-    package static func meta(in root: CacheRoot) -> Meta? {
+    package static func meta(in root: CacheRoot, file: String = fileName) -> Meta? {
+        let metaName = file + ".meta"
         // A meta that cannot be read only costs a full fetch.
         guard let bytes = (try? AtomicFile.read(metaName, in: root.metadataFD, limit: metaSizeLimit, display: metaName)) ?? nil,
               let fields = KeyValueRecord.decode(String(decoding: bytes, as: UTF8.self))
         else { return nil }
         // A 304 makes the copy the manifest, so it must be a regular file (a FIFO there would block its reader).
         var status = stat()
-        guard let url = fields["url"], fstatat(root.metadataFD, fileName, &status, AT_SYMLINK_NOFOLLOW) == 0,
+        guard let url = fields["url"], fstatat(root.metadataFD, file, &status, AT_SYMLINK_NOFOLLOW) == 0,
               status.st_mode & S_IFMT == S_IFREG
         else { return nil }
         return Meta(url: url, etag: fields["etag"], lastModified: fields["last-modified"])
     }
 
     /// A fresh temporary file in `partial/`, for one fetch attempt.
-    package static func createTemporary(in root: CacheRoot) throws(SystemError) -> AtomicFile.Temporary {
+    package static func createTemporary(in root: CacheRoot, file: String = fileName) throws(SystemError) -> AtomicFile.Temporary {
         try AtomicFile.createTemporary(
-            for: fileName, in: root.partialFD, mode: 0o600, display: root.path + "/" + CacheRoot.metadataName + "/" + CacheRoot.partialName)
+            for: file, in: root.partialFD, mode: 0o600, display: root.path + "/" + CacheRoot.metadataName + "/" + CacheRoot.partialName)
     }
 
     /// Removes the temporary file `name` (what an attempt that was not kept left).
@@ -52,12 +55,12 @@ package enum ManifestCopy {
 
     /// Moves the fresh copy in the temporary file `name` into place, then writes its meta (so a crash
     /// between leaves an old ETag: a full fetch next time).
-    package static func keep(temporary name: String, meta: Meta, in root: CacheRoot) throws(SystemError) {
+    package static func keep(temporary name: String, meta: Meta, in root: CacheRoot, file: String = fileName) throws(SystemError) {
         let display = root.path + "/" + CacheRoot.metadataName
-        guard renameat(root.partialFD, name, root.metadataFD, fileName) == 0 else {
-            throw SystemError("rename", path: display + "/" + fileName)
+        guard renameat(root.partialFD, name, root.metadataFD, file) == 0 else {
+            throw SystemError("rename", path: display + "/" + file)
         }
         let text = KeyValueRecord.encode([("url", meta.url), ("etag", meta.etag), ("last-modified", meta.lastModified)])
-        try AtomicFile.replace(metaName, in: root.metadataFD, stagingIn: root.partialFD, with: Array(text.utf8), display: display)
+        try AtomicFile.replace(file + ".meta", in: root.metadataFD, stagingIn: root.partialFD, with: Array(text.utf8), display: display)
     }
 }

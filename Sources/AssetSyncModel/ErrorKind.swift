@@ -9,4 +9,6 @@ public enum ErrorKind: Sendable, Equatable {
     case localIO
     /// Another run holds the cache directory's lock.
     case lockHeld
+    /// The manifest is not trustworthy: its signature is missing, wrong, expired, or older than one accepted.
+    case untrusted
 }

@@ -21,13 +21,16 @@ public final class ManifestFetcher {
     public struct Failure: AssetSyncError, CustomStringConvertible {
         public var description: String
         public var remedy: Remedy?
+        /// The HTTP status of the final answer, when the server gave one that ended the fetch (404 says the file is not there).
+        public var status: Int?
         /// A refused request or a failed transfer; a failed local write is still reported as such,
         /// since nothing was downloaded either way.
         public var kind: ErrorKind { .remote }
 
-        package init(description: String, remedy: Remedy? = nil) {
+        package init(description: String, remedy: Remedy? = nil, status: Int? = nil) {
             self.description = description
             self.remedy = remedy
+            self.status = status
         }
     }
 
@@ -127,7 +130,7 @@ public final class ManifestFetcher {
                 : stall.map(liveness.describe)
                 ?? easy.describe(code)
             let transient = code != CURLE_OK ? !RetryPolicy.isFinal(code) : RetryPolicy.isTransient(status: status)
-            guard transient, attempt <= options.retries else { throw Failure(description: reason) }
+            guard transient, attempt <= options.retries else { throw Failure(description: reason, status: code == CURLE_OK ? status : nil) }
             guard wait(RetryPolicy(options).delay(beforeRetry: attempt, retryAfter: head.retryAfterSeconds)) else {
                 throw Failure(description: "interrupted")
             }

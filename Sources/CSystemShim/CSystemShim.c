@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <linux/fs.h>
 #include "CSystemShim.h"
 
@@ -28,3 +29,5 @@ int64_t asc_copy_file_range(int source, int64_t source_offset, int destination, 
     off_t in = source_offset, out = destination_offset;
     return copy_file_range(source, &in, destination, &out, (size_t)count, 0);
 }
+
+int asc_memfd_create(const char *name) { return memfd_create(name, MFD_CLOEXEC); }

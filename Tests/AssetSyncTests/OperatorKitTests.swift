@@ -8,13 +8,13 @@ import Testing
     private static let pullWithANewOption: CommandSpec = {
         let pull = HelpText.pull
         let helpLine = "  -h, --help              Show help information.\n"
-        precondition(pull.help.contains(helpLine) && pull.help.contains("[--speed-time <seconds>]\n\nARGUMENTS:"))
+        precondition(pull.help.contains(helpLine) && pull.help.contains("[--trusted-key <file> ...]\n\nARGUMENTS:"))
         return CommandSpec(
             name: pull.name, usage: pull.usage + " [--report-file <path>]", arguments: pull.arguments,
             valueOptions: pull.valueOptions.merging(["--report-file": "<path>"]) { own, _ in own }, flags: pull.flags,
             repeatable: pull.repeatable,
             help: pull.help.replacing(helpLine, with: "  --report-file <path>   Write the run's metrics here: 'name value' lines.\n" + helpLine)
-                .replacing("[--speed-time <seconds>]\n\nARGUMENTS:", with: "[--speed-time <seconds>] [--report-file <path>]\n\nARGUMENTS:"))
+                .replacing("[--trusted-key <file> ...]\n\nARGUMENTS:", with: "[--trusted-key <file> ...] [--report-file <path>]\n\nARGUMENTS:"))
     }()
 
     @Test func aNewOptionCompletesInEveryShell() throws {
@@ -80,7 +80,7 @@ import Testing
         #expect(proxy.summary == "Use this proxy.")
         #expect(page.entries(of: "OPTIONS").first { $0.label == "-h, --help" }?.names == ["-h", "--help"])
         let main = HelpPage(HelpText.main)
-        #expect(main.entries(of: "SUBCOMMANDS").map(\.label) == ["pull", "plan", "verify", "manifest", "rollback"])
+        #expect(main.entries(of: "SUBCOMMANDS").map(\.label) == ["pull", "plan", "verify", "manifest", "sign", "rollback"])
         guard case .text(let see) = main.items(of: "SUBCOMMANDS").last else {
             Issue.record("the line after the subcommands is not read as text")
             return

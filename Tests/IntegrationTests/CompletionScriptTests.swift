@@ -8,7 +8,7 @@ import TestSupport
     static let bash = "/bin/bash"
     static let zsh = "/usr/bin/zsh"
     static let fish = "/usr/bin/fish"
-    static let commands = ["pull", "plan", "verify", "manifest", "rollback"]
+    static let commands = ["pull", "plan", "verify", "manifest", "sign", "rollback"]
 
     /// The script for `shell`, written to a file of `directory`.
     private static func script(_ shell: String, in directory: TemporaryDirectory) throws -> String {

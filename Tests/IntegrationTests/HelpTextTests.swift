@@ -23,7 +23,7 @@ import Testing
     @Test(arguments: [
         (["--help"], "help.txt"), (["pull", "--help"], "help-pull.txt"), (["plan", "--help"], "help-plan.txt"),
         (["verify", "--help"], "help-verify.txt"), (["manifest", "--help"], "help-manifest.txt"),
-        (["rollback", "--help"], "help-rollback.txt"), (["help", "pull"], "help-pull.txt"),
+        (["rollback", "--help"], "help-rollback.txt"), (["sign", "--help"], "help-sign.txt"), (["help", "pull"], "help-pull.txt"),
     ])
     func helpMatchesItsGoldenFile(_ arguments: [String], _ golden: String) throws {
         let expected = try String(

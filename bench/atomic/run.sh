@@ -38,14 +38,6 @@ cp -al "$plain" "$atomic"
 "$binary" pull "$out/manifest.xml" --dest "$plain" --quiet
 "$binary" pull "$out/manifest.xml" --dest "$atomic" --quiet --atomic
 
-# run_timed LIST COMMAND...: appends COMMAND's wall microseconds to the array LIST; counts a failure.
-run_timed() {
-    local -n list=$1
-    shift
-    timed "$@"
-    list+=("$t_us")
-    ((t_rc == 0)) || { failures=$((failures + 1)); log "failed (exit $t_rc): $* (see $last_err)"; }
-}
 walk=() noop=() publish=()
 for ((round = 1; round <= rounds; round++)); do
     run_timed walk find "$atomic/" -printf '%s %T@\n'

@@ -26,4 +26,7 @@ int asc_clone_file(int destination, int source);
 /// copy_file_range(2) of up to `count` bytes between the given offsets, leaving both file positions alone.
 int64_t asc_copy_file_range(int source, int64_t source_offset, int destination, int64_t destination_offset, int64_t count);
 
+/// memfd_create(2) with MFD_CLOEXEC: an anonymous file in memory named `name` (for /proc only).
+int asc_memfd_create(const char *name);
+
 #endif

@@ -1,0 +1,190 @@
+package import AssetSyncCache
+import AssetSyncManifestIO
+package import AssetSyncModel
+import AssetSyncSystem
+package import AssetSyncTransfer
+import AssetSyncTrust
+import Glibc
+
+/// `--trusted-key`: with it, `pull`, `plan` and `verify` accept only a manifest whose bytes, exactly as
+/// read, carry a minisign signature by one of the keys, not expired and not older than the version
+/// DEST accepted last; anything else ends the run with exit status 5 before any file is touched.
+package struct ManifestTrust {
+    private let check: SignatureCheck
+    private let json: Bool
+    private let console: Console
+
+    package static let valueOptions = ["--trusted-key": "<file>"]
+    package static let repeatable: Set<String> = ["--trusted-key"]
+    package static let usage = "[--trusted-key <file> ...]"
+    /// The lines of the OPTIONS section of each command's help.
+    package static let help = """
+          --trusted-key <file>    Accept only a manifest signed (minisign's format, MANIFEST.minisig
+                                  beside it or URL.minisig) by a public key in this file, not
+                                  expired and not older than the version DEST accepted last;
+                                  else exit 5 before anything is downloaded. May be repeated,
+                                  and a file may hold several keys (see docs/security.md).
+        """
+
+    /// A manifest whose signature passed, read from the very bytes that were checked.
+    package struct Admitted: Sendable {
+        package var manifest: Manifest
+        fileprivate var accepted: SignatureCheck.Accepted
+    }
+
+    /// The trust `--trusted-key` asks for, or nil without it. A key file that cannot be read is a usage error.
+    package static func parse(_ arguments: ParsedArguments, command: String, console: Console) throws(ExitStatus) -> ManifestTrust? {
+        guard let files = arguments.values["--trusted-key"] else { return nil }
+        var keys: [MinisignPublicKey] = []
+        do throws(UsageError) {
+            if arguments.arguments.first == "-" {
+                throw UsageError(message: "'--trusted-key' needs a manifest file or URL: standard input has no signature beside it", command: command)
+            }
+            for file in files {
+                guard let memory = try? MemoryFile.read(path: file, limit: 1 << 20) else {
+                    throw UsageError(message: "'--trusted-key' file \(QuotedValue.quote(file)) cannot be read", command: command)
+                }
+                do {
+                    keys += try MinisignPublicKey.keys(inFile: String(decoding: memory.bytes, as: UTF8.self))
+                } catch {
+                    throw UsageError(message: "'--trusted-key' file \(QuotedValue.quote(file)): \(error.description)", command: command)
+                }
+            }
+        } catch {
+            throw CommandLineTool.usageFailure(error, console: console)
+        }
+        return ManifestTrust(check: SignatureCheck(keys: keys), json: arguments.flags.contains("--json"), console: console)
+    }
+
+    /// Reads the local manifest at `path` once, checks those bytes against `path.minisig`, and reads the
+    /// manifest from the same bytes.
+    package func admit(localManifest path: String) throws(ExitStatus) -> Admitted {
+        try admit(manifestAt: path, signatureAt: path + ".minisig", displayName: path)
+    }
+
+    /// Fetches the manifest at `url` and its signature at `url.minisig` under the same rules (into the
+    /// cache's copies, conditionally, when there is a cache), and admits them.
+    package func admit(remoteManifest url: String, cache root: CacheRoot?, options: TransferOptions, context: CommandContext) throws(ExitStatus) -> Admitted {
+        try CommandSteps.fetch(url, cache: root, options: options, context: context) { manifestPath throws(ExitStatus) in
+            try CommandSteps.fetch(
+                Self.signatureURL(of: url), file: ManifestCopy.signatureName, what: "the manifest's signature", cache: root, options: options,
+                context: context, whenMissing: { refuse(TrustRefusal(.missing), manifest: url) }
+            ) { signaturePath throws(ExitStatus) in
+                try admit(manifestAt: manifestPath, signatureAt: signaturePath, displayName: url)
+            }
+        }
+    }
+
+    /// A remote manifest admitted and its version accepted for the cache directory `root` (whose lock is held).
+    package func accept(remoteManifest url: String, root: CacheRoot, options: TransferOptions, context: CommandContext) throws(ExitStatus) -> Manifest {
+        let admitted = try admit(remoteManifest: url, cache: root, options: options, context: context)
+        try acceptVersion(of: admitted, root: root, manifest: url)
+        return admitted.manifest
+    }
+
+    /// Where the signature of the manifest at `url` is: `.minisig` added to its path, before any query
+    /// or fragment (so that a token in the query is sent for both).
+    static func signatureURL(of url: String) -> String {
+        guard let end = url.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return url + ".minisig" }
+        return url[..<end] + ".minisig" + url[end...]
+    }
+
+    /// Refuses a manifest older than the version the cache directory accepted, then records its version
+    /// as the highest accepted (when it is higher). Runs with DEST's lock held.
+    package func acceptVersion(of admitted: Admitted, root: CacheRoot, manifest name: String) throws(ExitStatus) {
+        let highest = try recorded { () throws(SystemError) in try AcceptedVersion.highest(in: root) }
+        try refuseRollback(admitted, highest: highest, manifest: name)
+        guard highest.map({ admitted.accepted.comment.version > $0 }) ?? true else { return }
+        do {
+            try AcceptedVersion.record(admitted.accepted.comment.version, keyID: admitted.accepted.keyID.description, in: root)
+        } catch {
+            console.err("Error: cannot record the accepted manifest version: \(error).\n")
+            throw ExitStatus(error.kind)
+        }
+    }
+
+    /// Refuses a manifest older than the version the cache directory at `path` accepted, recording nothing (for `plan`).
+    package func checkVersion(of admitted: Admitted, cacheAt path: String, manifest name: String) throws(ExitStatus) {
+        try refuseRollback(admitted, highest: recorded { () throws(SystemError) in try AcceptedVersion.highest(cacheAt: path) }, manifest: name)
+    }
+
+    /// The version `read` finds recorded, or why it cannot be read told and thrown.
+    private func recorded(_ read: () throws(SystemError) -> UInt64?) throws(ExitStatus) -> UInt64? {
+        do {
+            return try read()
+        } catch {
+            console.err("Error: cannot read the accepted manifest version: \(error).\n")
+            throw ExitStatus(error.kind)
+        }
+    }
+
+    private func refuseRollback(_ admitted: Admitted, highest: UInt64?, manifest name: String) throws(ExitStatus) {
+        do {
+            try SignatureCheck.refusesRollback(admitted.accepted, highest: highest)
+        } catch {
+            throw refuse(error, manifest: name)
+        }
+    }
+
+    private func admit(manifestAt path: String, signatureAt signaturePath: String, displayName: String) throws(ExitStatus) -> Admitted {
+        let memory = try CommandSteps.readOnce(path, displayName: displayName, console: console)
+        let signature = try signatureFile(at: signaturePath, manifest: displayName)
+        let accepted: SignatureCheck.Accepted
+        do {
+            accepted = try check.check(memory.bytes, signatureFile: signature, now: Int64(time(nil)))
+        } catch {
+            throw refuse(error, manifest: displayName)
+        }
+        let manifest = try CommandSteps.reported(
+            Result { () throws(ManifestError) in try ManifestReader.read(descriptor: memory.fd, name: displayName) }, console: console)
+        return Admitted(manifest: manifest, accepted: accepted)
+    }
+
+    /// The bytes of the signature file at `path`; nil when there is none. One too large to be a signature is refused.
+    private func signatureFile(at path: String, manifest name: String) throws(ExitStatus) -> [UInt8]? {
+        let read: MemoryFile?
+        do {
+            read = try MemoryFile.read(path: path, limit: MinisignSignature.fileSizeLimit)
+        } catch where error.code == ENOENT {
+            return nil
+        } catch {
+            console.err("Error: cannot read the signature \(QuotedValue.displayPath(path)): \(error.reason).\n")
+            throw ExitStatus(error.kind)
+        }
+        guard let read else {
+            throw refuse(TrustRefusal(.malformed("it is larger than \(MinisignSignature.fileSizeLimit) bytes")), manifest: name)
+        }
+        return Array(read.bytes)
+    }
+
+    /// Tells why the manifest is refused (on stderr, and as an `untrusted` event with `--json`) and
+    /// returns the exit status to end with.
+    private func refuse(_ refusal: TrustRefusal, manifest name: String) -> ExitStatus {
+        let advice: String
+        switch refusal.reason {
+        case .missing:
+            advice = "Sign it ('assetsync sign', or 'minisign -S') and publish the .minisig beside it."
+        case .unknownKey:
+            advice = "If you trust that key, pass its public key file with --trusted-key."
+        case .malformed, .badSignature, .badTrustedComment:
+            advice = "Fetch it again from its publisher; if this persists, the manifest or its signature was tampered with."
+        case .badVersion:
+            advice = "Sign it with a trusted comment that carries 'assetsync version=N' ('assetsync sign' does)."
+        case .expired:
+            advice = "Ask its publisher to sign it again with a later --expires."
+        case .rollback:
+            advice = "Someone may be replaying an old manifest. To go back on purpose, publish it signed with a higher version."
+        }
+        console.err("Error: the manifest \(QuotedValue.displayPath(name)) is not trustworthy: \(refusal.description). No file was downloaded or changed. \(advice)\n")
+        if json {
+            var line = JSONLine(type: "untrusted")
+            line.add("manifest", name)
+            line.add("reason", refusal.code)
+            line.add("key_id", refusal.keyID?.description)
+            line.add("message", refusal.description)
+            line.add("exit_code", Int64(ExitStatus.untrusted.rawValue))
+            console.out(line.line)
+        }
+        return .untrusted
+    }
+}

@@ -1,0 +1,127 @@
+@testable import AssetSyncCLI
+import AssetSyncTrust
+import Foundation
+import Testing
+
+/// minisign's formats and the signature check, in process: keys, signatures and trusted comments
+/// read and written, and each reason a manifest is refused.
+@Suite struct MinisignTests {
+    /// A key pair made by `minisign -G -W` for these tests only (Tests/IntegrationTests/Fixtures).
+    static func fixture(_ name: String) throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        return try String(contentsOf: root.appendingPathComponent("IntegrationTests/Fixtures/" + name), encoding: .utf8)
+    }
+
+    static let manifest = Array("<manifest version=\"1\" base=\"http://127.0.0.1/\"/>\n".utf8)
+
+    static func signed(_ bytes: [UInt8], comment: String, key: String = "signing-test.key") throws -> [UInt8] {
+        let secret = try MinisignSecretKey(fileText: fixture(key))
+        return bytes.withUnsafeBytes {
+            MinisignSignature(signing: $0, with: secret, trustedComment: comment, untrustedComment: "test").file
+        }
+    }
+
+    static func check(_ bytes: [UInt8], _ signature: [UInt8]?, keys: [String] = ["signing-test.pub"], now: Int64 = 1_790_000_000) throws -> SignatureCheck.Accepted {
+        let check = SignatureCheck(keys: try keys.flatMap { try MinisignPublicKey.keys(inFile: fixture($0)) })
+        return try bytes.withUnsafeBytes { try check.check($0, signatureFile: signature, now: now) }
+    }
+
+    static func refusal(_ bytes: [UInt8], _ signature: [UInt8]?, keys: [String] = ["signing-test.pub"], now: Int64 = 1_790_000_000) -> TrustRefusal? {
+        do {
+            _ = try check(bytes, signature, keys: keys, now: now)
+            return nil
+        } catch let refusal as TrustRefusal {
+            return refusal
+        } catch {
+            Issue.record("unexpected \(error)")
+            return nil
+        }
+    }
+
+    @Test func aRemoteSignatureIsBesideTheManifestsPathBeforeItsQuery() {
+        #expect(ManifestTrust.signatureURL(of: "https://cdn.example.com/m.xml") == "https://cdn.example.com/m.xml.minisig")
+        #expect(ManifestTrust.signatureURL(of: "https://cdn.example.com/m.xml?sv=1&sig=x") == "https://cdn.example.com/m.xml.minisig?sv=1&sig=x")
+        #expect(ManifestTrust.signatureURL(of: "https://cdn.example.com/m.xml#top") == "https://cdn.example.com/m.xml.minisig#top")
+    }
+
+    @Test func base64RoundTripsAndIsStrict() {
+        for count in 0...10 {
+            let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 * 37 + 11) }
+            #expect(Base64.decode(Base64.encode(bytes)) == bytes)
+        }
+        #expect(Base64.encode(Array("Ed".utf8)) == "RWQ=")
+        for bad in ["RWQ", "RW==x", "RWR=", "R===", "RW Q=", "RWQ=RWQ="] { #expect(Base64.decode(bad) == nil, "\(bad)") }
+    }
+
+    @Test func utcTimesReadAndWriteRFC3339() {
+        #expect(UTCTime.format(0) == "1970-01-01T00:00:00Z")
+        #expect(UTCTime.parse("2026-12-31T00:00:00Z") == 1_798_675_200)
+        #expect(UTCTime.parse("2024-02-29T23:59:59Z") == 1_709_251_199)
+        for seconds in stride(from: Int64(0), to: 4_000_000_000, by: 97_654_321) { #expect(UTCTime.parse(UTCTime.format(seconds)) == seconds) }
+        for bad in ["2026-02-30T00:00:00Z", "2025-02-29T00:00:00Z", "2026-12-31 00:00:00Z", "2026-12-31T24:00:00Z", "2026-12-31T00:00:00", "2026-13-01T00:00:00Z"] {
+            #expect(UTCTime.parse(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func trustedCommentsGiveVersionAndExpiry() throws {
+        #expect(try TrustedComment(parsing: "timestamp:1796129087\tfile:m.xml\thashed") == TrustedComment(version: 1_796_129_087, expires: nil))
+        let ours = TrustedComment(version: 42, expires: 1_798_675_200)
+        #expect(ours.text(file: "manifest.xml") == "assetsync version=42 expires=2026-12-31T00:00:00Z file=manifest.xml")
+        #expect(try TrustedComment(parsing: ours.text(file: "manifest.xml")) == ours)
+        #expect(try TrustedComment(parsing: "timestamp:9 version=3").version == 3)
+        for bad in ["file:m.xml", "assetsync version=x", "version=1 version=2", "version=1 expires=tomorrow"] {
+            #expect(throws: MinisignFormatError.self, "\(bad)") { try TrustedComment(parsing: bad) }
+        }
+    }
+
+    @Test func aSecretKeyMatchesItsPublicKeyAndAnEncryptedOneIsRefused() throws {
+        let secret = try MinisignSecretKey(fileText: Self.fixture("signing-test.key"))
+        #expect([secret.publicKey] == (try MinisignPublicKey.keys(inFile: Self.fixture("signing-test.pub"))))
+        #expect(secret.publicKey.fileText == (try Self.fixture("signing-test.pub")))
+        let refusal = #expect(throws: MinisignFormatError.self) { try MinisignSecretKey(fileText: Self.fixture("signing-encrypted.key")) }
+        #expect(refusal?.description.contains("encrypted with a password") == true)
+        #expect(throws: MinisignFormatError.self) { try MinisignSecretKey(fileText: Self.fixture("signing-test.pub")) }
+    }
+
+    @Test func aKeyFileMayHoldSeveralKeys() throws {
+        let both = try Self.fixture("signing-test.pub") + "\n# the other one\n" + Self.fixture("signing-other.pub")
+        let keys = try MinisignPublicKey.keys(inFile: both)
+        #expect(keys.map(\.id.description) == ["AD216FE6C785E49F", "BEED6A1494362DA2"])
+        #expect(throws: MinisignFormatError.self) { try MinisignPublicKey.keys(inFile: "untrusted comment: nothing\n") }
+        #expect(throws: MinisignFormatError.self) { try MinisignPublicKey.keys(inFile: "RWQ=\n") }
+    }
+
+    @Test func aGoodSignatureIsAccepted() throws {
+        let signature = try Self.signed(Self.manifest, comment: "assetsync version=7 expires=2027-01-01T00:00:00Z file=m.xml")
+        let accepted = try Self.check(Self.manifest, signature, keys: ["signing-other.pub", "signing-test.pub"])
+        #expect(accepted.keyID.description == "AD216FE6C785E49F")
+        #expect(accepted.comment == TrustedComment(version: 7, expires: UTCTime.parse("2027-01-01T00:00:00Z")))
+        #expect(try MinisignSignature(file: signature).file == signature)
+        // Lines ended by CRLF read the same.
+        let crlf = Array(String(decoding: signature, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n").utf8)
+        #expect(try Self.check(Self.manifest, crlf) == accepted)
+        let keyWithCRLF = try Self.fixture("signing-test.pub").replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(try MinisignPublicKey.keys(inFile: keyWithCRLF).count == 1)
+    }
+
+    @Test func eachWrongSignatureIsRefusedForItsReason() throws {
+        let signature = try Self.signed(Self.manifest, comment: "assetsync version=7 expires=2027-01-01T00:00:00Z")
+        var tampered = Self.manifest
+        tampered[3] ^= 1
+        #expect(Self.refusal(tampered, signature)?.reason == .badSignature)
+        #expect(Self.refusal(Self.manifest, nil)?.reason == .missing)
+        #expect(Self.refusal(Self.manifest, Array("untrusted comment: x\nRWQ=\n".utf8))?.code == "malformed")
+        let unknown = Self.refusal(Self.manifest, signature, keys: ["signing-other.pub"])
+        #expect(unknown?.reason == .unknownKey && unknown?.keyID?.description == "AD216FE6C785E49F")
+        let altered = Array(String(decoding: signature, as: UTF8.self).replacingOccurrences(of: "version=7", with: "version=9").utf8)
+        #expect(Self.refusal(Self.manifest, altered)?.reason == .badTrustedComment)
+        #expect(Self.refusal(Self.manifest, signature, now: 1_798_761_600)?.reason == .expired(at: 1_798_761_600))
+        #expect(Self.refusal(Self.manifest, try Self.signed(Self.manifest, comment: "no version here"))?.code == "bad_version")
+        let accepted = try Self.check(Self.manifest, signature)
+        #expect(throws: TrustRefusal(.rollback(from: 8, to: 7), keyID: accepted.keyID)) {
+            try SignatureCheck.refusesRollback(accepted, highest: 8)
+        }
+        try SignatureCheck.refusesRollback(accepted, highest: 7)
+        try SignatureCheck.refusesRollback(accepted, highest: nil)
+    }
+}
