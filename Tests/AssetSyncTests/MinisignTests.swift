@@ -2,6 +2,7 @@
 import AssetSyncTrust
 import Foundation
 import Testing
+import TestSupport
 
 /// minisign's formats and the signature check, in process: keys, signatures and trusted comments
 /// read and written, and each reason a manifest is refused.
@@ -102,6 +103,26 @@ import Testing
         #expect(try Self.check(Self.manifest, crlf) == accepted)
         let keyWithCRLF = try Self.fixture("signing-test.pub").replacingOccurrences(of: "\n", with: "\r\n")
         #expect(try MinisignPublicKey.keys(inFile: keyWithCRLF).count == 1)
+    }
+
+    /// Any one bit flipped in the manifest, or in the signature file outside its untrusted comment, is
+    /// refused; a flip inside the untrusted comment (not making a line end) changes nothing, as its name says.
+    @Test func everyFlippedBitOutsideTheUntrustedCommentIsRefused() throws {
+        let signature = try Self.signed(Self.manifest, comment: "assetsync version=7 expires=2027-01-01T00:00:00Z file=m.xml")
+        let untrustedEnd = try #require(signature.firstIndex(of: UInt8(ascii: "\n")))
+        let prefixCount = "untrusted comment: ".utf8.count
+        var random = SeededGenerator(seed: 15)
+        for _ in 0..<400 {
+            let bit = UInt8(1) << UInt8.random(in: 0..<8, using: &random)
+            var manifest = Self.manifest
+            manifest[Int.random(in: 0..<manifest.count, using: &random)] ^= bit
+            #expect(Self.refusal(manifest, signature)?.reason == .badSignature)
+            var flipped = signature
+            let index = Int.random(in: 0..<flipped.count, using: &random)
+            flipped[index] ^= bit
+            let harmless = (prefixCount..<untrustedEnd).contains(index) && flipped[index] != UInt8(ascii: "\n")
+            #expect((Self.refusal(Self.manifest, flipped) == nil) == harmless, "byte \(index) ^ \(bit)")
+        }
     }
 
     @Test func eachWrongSignatureIsRefusedForItsReason() throws {
