@@ -101,16 +101,10 @@ public enum DirectoryDescription {
         var crc = CRC32()
         let hasher = withSHA256 ? SHA256() : nil
         var chunker = ContentChunker(parameters: chunking)
-        var offset: Int64 = 0
-        while offset < length {
-            let wanted = Int(min(Int64(buffer.count), length - offset))
-            let got = try FileDescriptor(fd, path: path).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), at: offset)
-            if got == 0 { throw SystemError("read", path: path, code: EIO) }
-            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<got])
+        try FileDescriptor(fd, path: path).readPieces(length: length, buffer: buffer) { bytes in
             crc.update(bytes)
             hasher?.update(bytes)
             chunker.collect(bytes)
-            offset += Int64(got)
         }
         // A file of one chunk has no delta to offer: a changed version shares no whole chunk with it.
         let chunks = chunker.finishList()

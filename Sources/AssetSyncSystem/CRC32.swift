@@ -29,14 +29,7 @@ public struct CRC32: Equatable, Sendable {
         fd: Int32, length: Int64, buffer: UnsafeMutableRawBufferPointer, path: String
     ) throws(SystemError) -> UInt32 {
         var crc = CRC32()
-        var offset: Int64 = 0
-        while offset < length {
-            let wanted = Int(min(Int64(buffer.count), length - offset))
-            let got = try FileDescriptor(fd, path: path).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), at: offset)
-            if got == 0 { throw SystemError("read", path: path, code: EIO) }
-            crc.update(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
-            offset += Int64(got)
-        }
+        try FileDescriptor(fd, path: path).readPieces(length: length, buffer: buffer) { crc.update($0) }
         return crc.value
     }
 }

@@ -1,5 +1,4 @@
 public import AssetSyncModel
-import Glibc
 
 /// A file's CRC-32 and, when asked for, its SHA-256, from one pass over its bytes.
 public struct FileChecksums: Sendable {
@@ -14,15 +13,9 @@ public struct FileChecksums: Sendable {
         guard withSHA256 else { return FileChecksums(crc32: try CRC32.of(fd: fd, length: length, buffer: buffer, path: path)) }
         var crc = CRC32()
         let hasher = SHA256()
-        var offset: Int64 = 0
-        while offset < length {
-            let wanted = Int(min(Int64(buffer.count), length - offset))
-            let got = try FileDescriptor(fd, path: path).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), at: offset)
-            if got == 0 { throw SystemError("read", path: path, code: EIO) }
-            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<got])
+        try FileDescriptor(fd, path: path).readPieces(length: length, buffer: buffer) { bytes in
             crc.update(bytes)
             hasher.update(bytes)
-            offset += Int64(got)
         }
         return FileChecksums(crc32: crc.value, sha256: hasher.finish())
     }

@@ -42,6 +42,21 @@ package struct FileDescriptor {
         try retryingInterrupts("read", path: path) { pread(raw, buffer.baseAddress, buffer.count, off_t(offset)) }
     }
 
+    /// Reads the first `length` bytes with `pread`, `buffer`'s size at a time, handing each piece to
+    /// `body`; a file that ends before them is an I/O error.
+    package func readPieces(
+        length: Int64, buffer: UnsafeMutableRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void
+    ) throws(SystemError) {
+        var offset: Int64 = 0
+        while offset < length {
+            let wanted = Int(min(Int64(buffer.count), length - offset))
+            let got = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), at: offset)
+            if got == 0 { throw SystemError("read", path: path, code: EIO) }
+            body(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+            offset += Int64(got)
+        }
+    }
+
     /// Makes the file's data durable.
     package func syncData() throws(SystemError) {
         _ = try retryingInterrupts("fsync", path: path) { fdatasync(raw) }

@@ -1,6 +1,5 @@
 public import AssetSyncModel
 import CLibCrypto
-import Glibc
 
 /// A running SHA-256 over exactly the bytes fed to it: OpenSSL's libcrypto (EVP), which uses the
 /// CPU's SHA extensions where there are some. A class: it owns libcrypto's context.
@@ -46,14 +45,7 @@ public final class SHA256 {
         fd: Int32, length: Int64, buffer: UnsafeMutableRawBufferPointer, path: String
     ) throws(SystemError) -> SHA256Digest {
         let hasher = SHA256()
-        var offset: Int64 = 0
-        while offset < length {
-            let wanted = Int(min(Int64(buffer.count), length - offset))
-            let got = try FileDescriptor(fd, path: path).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), at: offset)
-            if got == 0 { throw SystemError("read", path: path, code: EIO) }
-            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
-            offset += Int64(got)
-        }
+        try FileDescriptor(fd, path: path).readPieces(length: length, buffer: buffer) { hasher.update($0) }
         return hasher.finish()
     }
 }

@@ -1,3 +1,5 @@
+import AssetSyncModel
+
 /// A minisign public key: the base64 of "Ed", the 8-byte key id and the 32-byte Ed25519 key,
 /// on a line of its own, after an optional `untrusted comment:` line.
 package struct MinisignPublicKey: Equatable, Sendable {
@@ -15,7 +17,7 @@ package struct MinisignPublicKey: Equatable, Sendable {
 
     /// The key spelled by one base64 line, as `minisign -P` takes it.
     package init(base64 line: some StringProtocol) throws(MinisignFormatError) {
-        guard let bytes = Base64.decode(line) else { throw MinisignFormatError("a public key line is not base64") }
+        guard let bytes = try? Base64.decode(line.utf8).get() else { throw MinisignFormatError("a public key line is not base64") }
         guard bytes.count == 2 + MinisignKeyID.byteCount + 32 else {
             throw MinisignFormatError("a public key is 42 bytes of base64, this line holds \(bytes.count)")
         }

@@ -1,3 +1,5 @@
+import AssetSyncModel
+
 /// A minisign secret key file: an `untrusted comment:` line, then the base64 of the signature algorithm
 /// "Ed", the key derivation "Sc" (scrypt, encrypted by a password) or two zero bytes (none, `minisign -W`),
 /// the checksum algorithm "B2", a 32-byte salt, the scrypt limits (8 bytes each), then the key id (8),
@@ -23,7 +25,7 @@ package final class MinisignSecretKey {
         guard lines.count >= 2, lines[0].hasPrefix(MinisignPublicKey.untrustedCommentPrefix) else {
             throw MinisignFormatError("not a minisign secret key: it must be an \"untrusted comment:\" line and a base64 line")
         }
-        guard var bytes = Base64.decode(lines[1]), bytes.count == Self.layoutCount else {
+        guard var bytes = try? Base64.decode(lines[1].utf8).get(), bytes.count == Self.layoutCount else {
             throw MinisignFormatError("not a minisign secret key: its second line must be the base64 of \(Self.layoutCount) bytes")
         }
         defer { Sodium.wipe(&bytes) }

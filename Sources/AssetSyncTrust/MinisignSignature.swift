@@ -1,3 +1,5 @@
+import AssetSyncModel
+
 /// A `.minisig` file: an `untrusted comment:` line; the base64 of the algorithm ("ED": Ed25519 over
 /// the BLAKE2b-512 of the file; "Ed": over the file itself, minisign's legacy form), the key id and
 /// the 64-byte signature; a `trusted comment:` line; and the base64 of the global signature, made
@@ -37,12 +39,12 @@ package struct MinisignSignature: Equatable, Sendable {
         }
         guard lines[0].starts(with: Self.untrustedPrefix.utf8) else { throw MinisignFormatError("line 1 must start with \"\(Self.untrustedPrefix)\"") }
         guard lines[2].starts(with: Self.trustedPrefix.utf8) else { throw MinisignFormatError("line 3 must start with \"\(Self.trustedPrefix)\"") }
-        guard let signatureBytes = Base64.decode(String(decoding: lines[1], as: UTF8.self)),
+        guard let signatureBytes = try? Base64.decode(lines[1]).get(),
               signatureBytes.count == 2 + MinisignKeyID.byteCount + 64
         else {
             throw MinisignFormatError("line 2 must be the base64 of 74 bytes (algorithm, key id, signature)")
         }
-        guard let global = Base64.decode(String(decoding: lines[3], as: UTF8.self)), global.count == 64 else {
+        guard let global = try? Base64.decode(lines[3]).get(), global.count == 64 else {
             throw MinisignFormatError("line 4 must be the base64 of the 64-byte global signature")
         }
         switch (signatureBytes[0], signatureBytes[1]) {
