@@ -1,5 +1,5 @@
 /// Standard base64 (RFC 4648 §4, with padding), strict: one spelling per byte string, so that
-/// a chunk list cannot be written two ways and no stray character is guessed at.
+/// a chunk list or a minisign key cannot be written two ways and no stray character is guessed at.
 package enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
