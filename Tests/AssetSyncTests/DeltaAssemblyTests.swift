@@ -3,7 +3,9 @@ import Glibc
 import Testing
 @testable import AssetSyncCache
 @testable import AssetSyncModel
+@testable import AssetSyncPull
 @testable import AssetSyncSystem
+@testable import AssetSyncTransfer
 import TestSupport
 
 /// A delta's partial (issue 14): the chunks an old version shares land at their new places, the
@@ -86,5 +88,23 @@ import TestSupport
             let bytes = try Self.contents(of: partial)
             for run in runs where run.copied { #expect(bytes[Int(run.range.lowerBound)..<Int(run.range.upperBound)] == new[Int(run.range.lowerBound)..<Int(run.range.upperBound)]) }
         }
+    }
+
+    @Test func longRunsToFetchArePiecesFetchedAtOnce() {
+        let mebibyte: Int64 = 1 << 20
+        let runs = [
+            DeltaAssembly.Run(range: 0..<(10 * mebibyte), copied: true),
+            DeltaAssembly.Run(range: (10 * mebibyte)..<(40 * mebibyte), copied: false),  // under two pieces: one range
+            DeltaAssembly.Run(range: (40 * mebibyte)..<(50 * mebibyte), copied: true),
+            DeltaAssembly.Run(range: (50 * mebibyte)..<(50 * mebibyte + 100_000_001), copied: false),  // two pieces
+            DeltaAssembly.Run(range: (50 * mebibyte + 100_000_001)..<(1 << 30), copied: false),  // at most four
+        ]
+        let segments = DeltaPreparation.segments(of: runs)
+        #expect(segments.map(\.range.count) == [
+            10_485_760, 31_457_280, 10_485_760, 50_000_000, 50_000_001, 230_328_255, 230_328_256, 230_328_256, 230_328_256,
+        ])
+        #expect(zip(segments, segments.dropFirst()).allSatisfy { $0.range.upperBound == $1.range.lowerBound })
+        #expect(segments.last?.range.upperBound == 1 << 30)
+        #expect(segments.map(\.done) == [10_485_760, 0, 10_485_760, 0, 0, 0, 0, 0, 0])
     }
 }

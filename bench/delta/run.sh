@@ -8,7 +8,8 @@
 #
 # Environment (optional): SIZE_MIB=2048 (the pack), PLACES=20 (the scattered changes, 1% of the
 # pack in all), ZSYNC=1 (0 skips zsync), RATE (nginx's limit_rate per connection, such as 50m, for
-# a network slower than loopback; unset: none), BENCH_OUT=bench/out/delta. One round each, caches warm.
+# a network slower than loopback; unset: none), CASES (a subset of "scattered inserted appended"),
+# BENCH_OUT=bench/out/delta. One round each, caches warm.
 # Per case: bytes changed, the chunk list's bytes, bytes downloaded and requests (nginx's log),
 # wall time; against the targets of issue 14: downloaded ≤ 1.3 × (changed + list), wall time of the
 # 1% case ≤ 15% of the full download's, requests < 1% of one per chunk. Exits 0 whatever the
@@ -86,9 +87,9 @@ fi
 mkdir -p "$masters"
 
 limit=""
-[[ -z ${RATE:-} ]] || limit="sendfile off; limit_rate $RATE;"
+[[ -z ${RATE:-} ]] || limit="limit_rate $RATE; sendfile_max_chunk 256k;"
 start_nginx "$served" 'log_format bytes "$status $body_bytes_sent $http_range"; access_log '"$out"'/bytes.log bytes; '"$limit"
-cases=(scattered inserted appended)
+read -r -a cases <<< "${CASES:-scattered inserted appended}"
 # One manifest per case, with and without chunks, each naming its case's file as pack.bin.
 for name in old "${cases[@]}"; do
     mkdir -p "$out/manifest-$name"
