@@ -7,7 +7,7 @@ public struct ChunkParameters: Hashable, Sendable, CustomStringConvertible {
     public let maximum: Int
 
     /// 256 KiB / 1 MiB / 4 MiB: about a thousand chunks per GiB, so that a chunk list costs about
-    /// 27 KiB of manifest per GiB, and a change costs about one mebibyte around it.
+    /// 24-27 kB of manifest per GiB, and a change costs about one mebibyte around it.
     public static let standard = ChunkParameters(unchecked: 256 << 10, 1 << 20, 4 << 20)
 
     /// The smallest `minimum` and the largest `maximum` accepted.

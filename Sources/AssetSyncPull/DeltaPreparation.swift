@@ -27,6 +27,25 @@ struct DeltaPreparation {
         }
     }
 
+    /// A run to fetch of at least twice this many bytes is fetched as several ranges at once (at most
+    /// `mostPieces`), as a large file is: one connection would make a long stretch of new bytes (an
+    /// appended part, say) slower than the whole file over several.
+    static let pieceSize: Int64 = 32 << 20
+    static let mostPieces = 4
+
+    /// The record's segments for `runs`: copied runs done, runs to fetch from zero, long ones in pieces.
+    static func segments(of runs: [DeltaAssembly.Run]) -> [ResumeRecord.SegmentProgress] {
+        runs.flatMap { run -> [ResumeRecord.SegmentProgress] in
+            let length = Int64(run.range.count)
+            guard !run.copied else { return [.init(range: run.range, done: length)] }
+            let pieces = min(Int64(mostPieces), max(1, length / pieceSize))
+            return (0..<pieces).map { piece in
+                let start = run.range.lowerBound + length * piece / pieces
+                return .init(range: start..<run.range.lowerBound + length * (piece + 1) / pieces, done: 0)
+            }
+        }
+    }
+
     private func prepare(_ request: TransferEngine.Request, name: String, buffer: UnsafeMutableRawBufferPointer) {
         let entry = request.entry
         // A partial the transfers can continue (a delta, or a download cut short) goes on as it is.
@@ -38,8 +57,7 @@ struct DeltaPreparation {
             let source = FileDescriptor(old, path: root.path + "/" + entry.path)
             guard let runs = try DeltaAssembly.fill(partial, from: source, chunks: chunks, buffer: buffer) else { return }
             let record = ResumeRecord(
-                url: request.sources[0].url, etag: nil, lastModified: nil,
-                segments: runs.map { .init(range: $0.range, done: $0.copied ? Int64($0.range.count) : 0) },
+                url: request.sources[0].url, etag: nil, lastModified: nil, segments: Self.segments(of: runs),
                 reused: runs.lazy.filter(\.copied).map { Int64($0.range.count) }.reduce(0, +))
             try partial.saveResume(record.fields)
         } catch {

@@ -43,8 +43,15 @@ final class SegmentedFile {
         }
     }
 
+    /// How many transfers `request` may run at once: its ranges; for a file with a chunk list, whose
+    /// delta fetches its changed stretches as segments whatever its size, as many as segments allow.
+    static func transfers(of request: TransferEngine.Request, options: TransferOptions) -> Int {
+        let ranges = ranges(size: request.entry.size, options: options).count
+        return request.entry.chunks == nil ? ranges : max(ranges, min(options.segments, options.jobs))
+    }
+
     /// The file as segments: continuing the segments its record names when they tile the file and
-    /// carry a validator, else from zero. Nil when the file is fetched as one stream: too small,
+    /// carry a validator, or are a delta's (done where copied from the old version), else from zero. Nil when the file is fetched as one stream: too small,
     /// or bytes on disk from one stream to continue.
     init?(
         request: TransferEngine.Request, sink: any DownloadSink, options: TransferOptions, health: SourceHealth,

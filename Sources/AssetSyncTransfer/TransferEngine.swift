@@ -75,7 +75,7 @@ package final class TransferEngine {
     ) {
         self.clock = clock
         var options = options
-        let transfers = requests.lazy.map { SegmentedFile.ranges(size: $0.entry.size, options: options).count }.reduce(0, +)
+        let transfers = requests.lazy.map { SegmentedFile.transfers(of: $0, options: options) }.reduce(0, +)
         options.jobs = max(1, min(options.jobs, transfers))
         if let rate = options.limitRate {
             // libcurl keeps a limited transfer's average by reading a burst, then pausing: not a stall.

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import AssetSyncManifestIO
 @testable import AssetSyncModel
@@ -108,6 +109,14 @@ import TestSupport
             #expect(text.contains(entry.chunks!.text))
             #expect(try readManifest(text) == manifest)
         }
+    }
+
+    @Test func theChunkExamplesGiveTheSameManifest() throws {
+        let xml = try ManifestReader.read(path: packageRoot.appendingPathComponent("manifests/example-chunks.xml").path)
+        let json = try ManifestReader.read(path: packageRoot.appendingPathComponent("manifests/example-chunks.json").path)
+        #expect(xml == json)
+        #expect(xml.entries.first?.chunks?.lengths == [1 << 20, 1 << 20, 1 << 20])
+        #expect(xml.entries.first?.chunks?.parameters == .standard)
     }
 
     @Test(arguments: [

@@ -8,7 +8,8 @@
 #
 # Environment (optional): SIZE_MIB=2048 (the pack), PLACES=20 (the scattered changes, 1% of the
 # pack in all), ZSYNC=1 (0 skips zsync), RATE (nginx's limit_rate per connection, such as 50m, for
-# a network slower than loopback; unset: none), BENCH_OUT=bench/out/delta. One round each, caches warm.
+# a network slower than loopback; unset: none), CASES (a subset of "scattered inserted appended"),
+# BENCH_OUT=bench/out/delta. One round each, caches warm.
 # Per case: bytes changed, the chunk list's bytes, bytes downloaded and requests (nginx's log),
 # wall time; against the targets of issue 14: downloaded ≤ 1.3 × (changed + list), wall time of the
 # 1% case ≤ 15% of the full download's, requests < 1% of one per chunk. Exits 0 whatever the
@@ -26,9 +27,12 @@ size_mib=${SIZE_MIB:-2048}
 places=${PLACES:-20}
 failures=0
 served=$out/served masters=$out/old
-rm -rf "$served" "$masters" "$out"/work-* "$out"/*.xml "$out"/*.zsync "$out"/zsync-*
-mkdir -p "$served" "$masters"
-
+stamp="$size_mib MiB, $places places"
+rm -rf "$masters" "$out"/work-* "$out"/*.xml "$out"/zsync-* "$served"/*.zsync
+# The files of an earlier run of the same size and places are kept: they are the same bytes.
+if [[ $(cat "$served/stamp" 2>/dev/null) != "$stamp" ]]; then
+rm -rf "$served"
+mkdir -p "$served"
 log "generating a ${size_mib} MiB pack and its three changed versions..."
 # Each case's file, and how many bytes of it are not in the old version (written to changed.txt).
 python3 - "$served" "$size_mib" "$places" <<'PY'
@@ -37,7 +41,8 @@ served, size, places = sys.argv[1], int(sys.argv[2]) << 20, int(sys.argv[3])
 rng = random.Random(14)
 block = 64 << 20
 def random_bytes(count):
-    return rng.randbytes(count)
+    # In pieces: randbytes of more than 256 MiB overflows.
+    return b"".join(rng.randbytes(min(16 << 20, count - start)) for start in range(0, count, 16 << 20))
 with open(os.path.join(served, "old.bin"), "wb") as f:
     for start in range(0, size, block):
         f.write(random_bytes(min(block, size - start)))
@@ -77,11 +82,14 @@ with open(os.path.join(served, "changed.txt"), "w") as f:
     for name, count in changed.items():
         f.write(f"{name} {count}\n")
 PY
+echo "$stamp" > "$served/stamp"
+fi
+mkdir -p "$masters"
 
 limit=""
-[[ -z ${RATE:-} ]] || limit="sendfile off; limit_rate $RATE;"
+[[ -z ${RATE:-} ]] || limit="limit_rate $RATE; sendfile_max_chunk 256k;"
 start_nginx "$served" 'log_format bytes "$status $body_bytes_sent $http_range"; access_log '"$out"'/bytes.log bytes; '"$limit"
-cases=(scattered inserted appended)
+read -r -a cases <<< "${CASES:-scattered inserted appended}"
 # One manifest per case, with and without chunks, each naming its case's file as pack.bin.
 for name in old "${cases[@]}"; do
     mkdir -p "$out/manifest-$name"
