@@ -1,5 +1,6 @@
 package import AssetSyncCache
 import AssetSyncModel
+package import AssetSyncPull
 import AssetSyncSystem
 
 /// A pull in atomic mode (`--atomic`, or remembered by DEST's generation store): it holds the store's
@@ -50,6 +51,23 @@ package struct AtomicPull {
             throw ExitStatus(error.kind)
         }
         return AtomicPull(store: store, lock: lock, keep: keep)
+    }
+
+    /// A walk of the generation DEST shows, started before the lock is held and the manifest read,
+    /// when the pull will be atomic and will make `next/` afresh from that generation; see `walk`.
+    package static func earlyWalk(_ arguments: ParsedArguments) -> (generation: String, walk: CacheWalk)? {
+        let dest = arguments.value("--dest") ?? "."
+        guard !arguments.flags.contains("--no-atomic"), arguments.flags.contains("--atomic") || GenerationStore.rememberedKeep(dest) != nil,
+              let published = GenerationStore.publishedGeneration(of: dest) else { return nil }
+        return (published.name, CacheWalk(path: published.path))
+    }
+
+    /// The walk of the generation this pull builds: the early walk, when `next/` was made afresh from
+    /// the generation it walked and that one is still the one published (no run published or rolled
+    /// back meanwhile), since `next/` then has its names and inodes; else a walk of `next/`.
+    package func walk(of build: CacheRoot, early: (generation: String, walk: CacheWalk)?) -> CacheWalk {
+        if let early, !store.resumedBuild, store.current() == early.generation { return early.walk }
+        return CacheWalk(build)
     }
 
     /// Opens DEST's generation store, or tells why not.

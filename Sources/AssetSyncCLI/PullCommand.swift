@@ -64,6 +64,9 @@ package enum PullCommand {
             admitted.map { .success($0.manifest) } ?? CommandSteps.loadManifest(source, input: input)
         }
         let badManifestFirst = { () throws(ExitStatus) in if let local { _ = try CommandSteps.reported(local.value(), console: console) } }
+        // In atomic mode, the published generation is walked while the manifest is read: the store's
+        // lock waits for a valid manifest, and the next generation is made from that one.
+        let early = local == nil ? nil : AtomicPull.earlyWalk(arguments)
         let atomic = try AtomicPull.open(arguments, command: command, context: context, checkingFirst: badManifestFirst)
         let root: CacheRoot
         if let atomic {
@@ -74,7 +77,7 @@ package enum PullCommand {
         let lock = try CommandSteps.lock(root, arguments, command: command, context: context, checkingFirst: badManifestFirst)
         defer { withExtendedLifetime((lock, atomic)) {} }
         if waits.splay > 0, Splay.wait(upTo: waits.splay, stop: context.stop) { throw .interrupted }
-        let walk = local.map { _ in CacheWalk(root) }
+        let walk = local.map { _ in atomic?.walk(of: root, early: early) ?? CacheWalk(root) }
         let manifest: Manifest
         if let local {
             do {

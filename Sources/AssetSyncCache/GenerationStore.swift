@@ -40,6 +40,8 @@ public final class GenerationStore {
     /// The temporary name of the symlink that will replace DEST, in the store.
     static let linkName = "link.tmp"
     public static let defaultKeep = 2
+    /// Whether the last `prepareBuild` went on with a `next/` an interrupted run left.
+    public private(set) var resumedBuild = false
 
     /// Where the store of `dest` is: DEST's parent (resolved) and DEST's own name, never following DEST.
     public static func locate(_ dest: String) -> Result<(parent: String, name: String), CacheDirectory.Problem> {
@@ -55,6 +57,21 @@ public final class GenerationStore {
         }
         defer { free(parent) }
         return .success((String(cString: parent), name))
+    }
+
+    /// The generation DEST shows and its path, read without the store or its lock, when a pull in the
+    /// store will build `next/` afresh from it (no `next/` or `recycle/` left by an interrupted run);
+    /// nil otherwise. Such a `next/` has the generation's names and inodes, so a walk of the generation,
+    /// started while the manifest is still being read, stands for a walk of `next/`, if the generation
+    /// is still the current one once the run holds the lock (`current()`).
+    public static func publishedGeneration(of dest: String) -> (name: String, path: String)? {
+        guard case .success(let (parent, name)) = locate(dest) else { return nil }
+        let store = parent + "/" + name + suffix
+        var status = stat()
+        guard lstat(store + "/" + buildName, &status) != 0, lstat(store + "/" + recycleName, &status) != 0,
+              let generation = generation(linkedAt: parent + "/" + name, in: AT_FDCWD, destName: name)
+        else { return nil }
+        return (generation, store + "/" + generation)
     }
 
     /// The number of generations to keep, when the store of `dest` records the atomic mode; nil when DEST is plain.
@@ -97,13 +114,17 @@ public final class GenerationStore {
     }
 
     /// The generation DEST points at (`gen-000007`), or nil when DEST is a plain directory or missing.
-    public func current() -> String? {
+    public func current() -> String? { Self.generation(linkedAt: destName, in: parentFD, destName: destName) }
+
+    /// The generation the symlink `name` in `directory` points at, when it is DEST's link into its
+    /// store (`DEST.assetsync/gen-NNNNNN`); nil for anything else.
+    private static func generation(linkedAt name: String, in directory: Int32, destName: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlinkat(parentFD, destName, &buffer, buffer.count - 1)
+        let count = readlinkat(directory, name, &buffer, buffer.count - 1)
         guard count > 0 else { return nil }
         let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let name = String(PathName.split(target).name)
-        return target == destName + Self.suffix + "/" + name && Self.number(of: name) != nil ? name : nil
+        let generation = String(PathName.split(target).name)
+        return target == destName + suffix + "/" + generation && number(of: generation) != nil ? generation : nil
     }
 
     /// The generations in the store, oldest first.
@@ -124,6 +145,7 @@ public final class GenerationStore {
         let display = root.path + "/" + Self.buildName
         var status = stat()
         let resuming = fstatat(root.fd, Self.buildName, &status, AT_SYMLINK_NOFOLLOW) == 0
+        resumedBuild = resuming
         if !resuming, fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) != 0 { try recycle(keep: keep) }
         let recycling = !resuming && fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) == 0
         let name = recycling ? Self.recycleName : Self.buildName

@@ -9,8 +9,11 @@ public final class CacheWalk {
     private let walk: BackgroundWork<Result<CacheListing, SystemError>>
 
     /// Starts walking `root`, which must be locked for the run.
-    public init(_ root: CacheRoot) {
-        let path = root.path
+    public convenience init(_ root: CacheRoot) { self.init(path: root.path) }
+
+    /// Starts walking the directory at `path`: a locked cache directory, or one whose names and inodes
+    /// the run's cache directory will have (a published generation, which no run changes).
+    public init(path: String) {
         walk = BackgroundWork { Result { () throws(SystemError) in try CacheScanner.scan(root: path) } }
     }
 

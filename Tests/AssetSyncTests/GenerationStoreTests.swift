@@ -119,6 +119,25 @@ import TestSupport
         #expect(try store.generations().isEmpty)
     }
 
+    /// What a pull may walk before it holds the lock: the published generation, only while no
+    /// interrupted build is left to resume (whose `next/` holds more than that generation's names).
+    @Test func thePublishedGenerationIsOfferedOnlyWhenTheNextBuildStartsFromIt() throws {
+        let directory = try TemporaryDirectory()
+        let dest = directory.path + "/dest"
+        #expect(GenerationStore.publishedGeneration(of: dest) == nil, "no DEST yet")
+        try FileManager.default.createDirectory(atPath: dest, withIntermediateDirectories: true)
+        #expect(GenerationStore.publishedGeneration(of: dest) == nil, "a plain DEST")
+        let store = try GenerationStore(dest: dest)
+        try Self.publish(store, ["a": "1"])
+        let published = try #require(GenerationStore.publishedGeneration(of: dest))
+        #expect(published.name == "gen-000001" && published.path == dest + ".assetsync/gen-000001")
+        _ = try store.prepareBuild(keep: 2)
+        #expect(!store.resumedBuild)
+        #expect(GenerationStore.publishedGeneration(of: dest) == nil, "next/ is left to resume")
+        _ = try store.prepareBuild(keep: 2)
+        #expect(store.resumedBuild)
+    }
+
     @Test func aDestNamedWithoutItsOwnNameIsRefused() {
         for dest in [".", "..", "/", "x/.."] {
             if case .success = GenerationStore.locate(dest) { Issue.record("\(dest) was accepted") }
