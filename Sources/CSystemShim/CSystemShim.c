@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <linux/fs.h>
 #include "CSystemShim.h"
 
@@ -28,6 +29,11 @@ int asc_clone_file(int destination, int source) { return ioctl(destination, FICL
 int64_t asc_copy_file_range(int source, int64_t source_offset, int destination, int64_t destination_offset, int64_t count) {
     off_t in = source_offset, out = destination_offset;
     return copy_file_range(source, &in, destination, &out, (size_t)count, 0);
+}
+
+int asc_set_mtime(int fd, int64_t seconds, int64_t nanoseconds) {
+    const struct timespec times[2] = {{.tv_sec = 0, .tv_nsec = UTIME_OMIT}, {.tv_sec = seconds, .tv_nsec = nanoseconds}};
+    return futimens(fd, times);
 }
 
 int asc_memfd_create(const char *name) { return memfd_create(name, MFD_CLOEXEC); }

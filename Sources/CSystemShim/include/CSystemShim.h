@@ -26,6 +26,9 @@ int asc_clone_file(int destination, int source);
 /// copy_file_range(2) of up to `count` bytes between the given offsets, leaving both file positions alone.
 int64_t asc_copy_file_range(int source, int64_t source_offset, int destination, int64_t destination_offset, int64_t count);
 
+/// futimens(2) setting only the mtime (the atime is left as it is, UTIME_OMIT, which Swift does not import).
+int asc_set_mtime(int fd, int64_t seconds, int64_t nanoseconds);
+
 /// memfd_create(2) with MFD_CLOEXEC: an anonymous file in memory named `name` (for /proc only).
 int asc_memfd_create(const char *name);
 
