@@ -20,7 +20,7 @@ package struct AtomicPull {
     ) throws(ExitStatus) -> AtomicPull? {
         let console = context.console
         let dest = arguments.value("--dest") ?? "."
-        let remembered = GenerationStore.rememberedKeep(dest)
+        let remembered = GenerationStore.rememberedMode(dest)
         let requested: Double?
         do throws(UsageError) {
             requested = try keepOption.value(in: arguments, environment: context.environment, command: command)
@@ -39,13 +39,13 @@ package struct AtomicPull {
         try checkingFirst()
         let store = try openStore(dest, console: console, checkingFirst: checkingFirst)
         let lock = try CommandSteps.lock(store.root, arguments, command: command, context: context, checkingFirst: checkingFirst)
-        let keep = requested.map { Int($0) } ?? remembered ?? GenerationStore.defaultKeep
+        let keep = requested.map { Int($0) } ?? remembered?.keep ?? GenerationStore.defaultKeep
         do {
             guard atomic else {
                 try store.makePlain()
                 return nil
             }
-            if keep != remembered { try store.remember(keep: keep) }
+            if keep != remembered?.keep { try store.remember(GenerationStore.Mode(keep: keep, clonesFiles: remembered?.clonesFiles ?? false)) }
         } catch {
             console.err("Error: cannot \(atomic ? "record the atomic mode of" : "make a plain directory of") \(store.destPath): \(error.description).\n")
             throw ExitStatus(error.kind)
@@ -53,20 +53,20 @@ package struct AtomicPull {
         return AtomicPull(store: store, lock: lock, keep: keep)
     }
 
-    /// A walk of the generation DEST shows, started before the lock is held and the manifest read,
-    /// when the pull will be atomic and will make `next/` afresh from that generation; see `walk`.
+    /// A walk of the generation the next one will most likely be made of with its names and inodes
+    /// (`GenerationStore.generationToWalkEarly`), started before the lock is held and the manifest
+    /// read, when the pull will be atomic; see `walk`.
     package static func earlyWalk(_ arguments: ParsedArguments) -> (generation: String, walk: CacheWalk)? {
         let dest = arguments.value("--dest") ?? "."
-        guard !arguments.flags.contains("--no-atomic"), arguments.flags.contains("--atomic") || GenerationStore.rememberedKeep(dest) != nil,
-              let published = GenerationStore.publishedGeneration(of: dest) else { return nil }
-        return (published.name, CacheWalk(path: published.path))
+        guard !arguments.flags.contains("--no-atomic"), let generation = GenerationStore.generationToWalkEarly(of: dest) else { return nil }
+        return (generation.name, CacheWalk(path: generation.path))
     }
 
-    /// The walk of the generation this pull builds: the early walk, when `next/` was made afresh from
-    /// the generation it walked and that one is still the one published (no run published or rolled
-    /// back meanwhile), since `next/` then has its names and inodes; else a walk of `next/`.
+    /// The walk of the generation this pull builds: the early walk, when `next/` turned out to have the
+    /// names and inodes of the generation it walked (the build was made under the lock, so no run
+    /// changed either since); else a walk of `next/`.
     package func walk(of build: CacheRoot, early: (generation: String, walk: CacheWalk)?) -> CacheWalk {
-        if let early, !store.resumedBuild, store.current() == early.generation { return early.walk }
+        if let early, store.buildHasInodesOf == early.generation { return early.walk }
         return CacheWalk(build)
     }
 

@@ -7,7 +7,7 @@ package enum RollbackCommand {
     package static func run(_ arguments: ParsedArguments, context: CommandContext) throws(ExitStatus) {
         let console = context.console
         let dest = arguments.value("--dest") ?? "."
-        guard GenerationStore.rememberedKeep(dest) != nil else {
+        guard GenerationStore.rememberedMode(dest) != nil else {
             console.err("Error: --dest \(QuotedValue.quote(dest)) is not an atomic cache directory (no pull --atomic made it one), "
                 + "so it has no generations to go back to.\n")
             throw .invalidInput

@@ -18,7 +18,8 @@ import Glibc
 ///                                        state index), for the pull to reuse; gone once published
 /// ```
 /// Each generation is a whole cache directory with its own `.assetsync/state`: its records name the
-/// inodes of its own files, which are the current generation's (hard links) until a file changes.
+/// inodes of its own files, which are the current generation's (hard links) until a file changes, or,
+/// on a file system with reflinks, clones of them (`clonesFiles`).
 public final class GenerationStore {
     /// DEST's own name, in `parentFD`.
     public let destName: String
@@ -42,6 +43,24 @@ public final class GenerationStore {
     public static let defaultKeep = 2
     /// Whether the last `prepareBuild` went on with a `next/` an interrupted run left.
     public private(set) var resumedBuild = false
+    /// The generation whose names and inodes the `next/` of the last `prepareBuild` has, if any: the
+    /// current one, when `next/` was made of hard links to it (afresh or by recycling); with clones, the
+    /// recycled one, when it held the current bytes everywhere and recycling changed nothing. A walk of
+    /// that generation stands for a walk of `next/` (see `generationToWalkEarly`).
+    public private(set) var buildHasInodesOf: String?
+
+    /// What the store records of its mode in `.assetsync/generations`, so that later runs keep it.
+    public struct Mode: Equatable, Sendable {
+        /// How many generations to keep (`--keep`).
+        public var keep: Int
+        /// Whether generations are made of clones, as the last build found the file system could.
+        public var clonesFiles: Bool
+
+        public init(keep: Int, clonesFiles: Bool = false) {
+            self.keep = keep
+            self.clonesFiles = clonesFiles
+        }
+    }
 
     /// Where the store of `dest` is: DEST's parent (resolved) and DEST's own name, never following DEST.
     public static func locate(_ dest: String) -> Result<(parent: String, name: String), CacheDirectory.Problem> {
@@ -59,31 +78,43 @@ public final class GenerationStore {
         return .success((String(cString: parent), name))
     }
 
-    /// The generation DEST shows and its path, read without the store or its lock, when a pull in the
-    /// store will build `next/` afresh from it (no `next/` or `recycle/` left by an interrupted run);
-    /// nil otherwise. Such a `next/` has the generation's names and inodes, so a walk of the generation,
-    /// started while the manifest is still being read, stands for a walk of `next/`, if the generation
-    /// is still the current one once the run holds the lock (`current()`).
-    public static func publishedGeneration(of dest: String) -> (name: String, path: String)? {
-        guard case .success(let (parent, name)) = locate(dest) else { return nil }
+    /// The generation a pull in the store of `dest` will most likely make `next/` of with its names and
+    /// inodes (`buildHasInodesOf`), and its path, read without the store or its lock: the one DEST
+    /// shows, or, where generations are clones, the one recycling will pick. Nil when DEST is not a
+    /// generation, or an interrupted run left `next/` or `recycle/` (the pull resumes them). A walk of
+    /// it may start while the manifest is still being read, and stands for a walk of `next/` if the
+    /// build turns out to have its inodes.
+    public static func generationToWalkEarly(of dest: String) -> (name: String, path: String)? {
+        guard case .success(let (parent, name)) = locate(dest), let mode = rememberedMode(dest) else { return nil }
         let store = parent + "/" + name + suffix
         var status = stat()
         guard lstat(store + "/" + buildName, &status) != 0, lstat(store + "/" + recycleName, &status) != 0,
-              let generation = generation(linkedAt: parent + "/" + name, in: AT_FDCWD, destName: name)
+              let current = generation(linkedAt: parent + "/" + name, in: AT_FDCWD, destName: name)
         else { return nil }
-        return (generation, store + "/" + generation)
+        guard mode.clonesFiles else { return (current, store + "/" + current) }
+        let fd = open(store, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard let all = try? generations(in: fd, display: store),
+              let candidate = recycleCandidate(among: all, current: current, keep: mode.keep) else { return nil }
+        return (candidate, store + "/" + candidate)
     }
 
-    /// The number of generations to keep, when the store of `dest` records the atomic mode; nil when DEST is plain.
-    public static func rememberedKeep(_ dest: String) -> Int? {
+    /// The mode the store of `dest` records, when DEST is atomic; nil when DEST is plain.
+    public static func rememberedMode(_ dest: String) -> Mode? {
         guard case .success(let (parent, name)) = locate(dest) else { return nil }
         let directory = parent + "/" + name + suffix + "/" + CacheRoot.metadataName
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        guard let bytes = (try? AtomicFile.read(modeFileName, in: fd, limit: 4096, display: directory)) ?? nil,
+        return mode(in: fd, display: directory)
+    }
+
+    /// The mode recorded in the metadata directory `fd`; nil when there is none.
+    private static func mode(in fd: Int32, display: String) -> Mode? {
+        guard let bytes = (try? AtomicFile.read(modeFileName, in: fd, limit: 4096, display: display)) ?? nil,
               let fields = KeyValueRecord.decode(String(decoding: bytes, as: UTF8.self)) else { return nil }
-        return fields["keep"].flatMap { Int($0) }.map { max(1, $0) } ?? defaultKeep
+        return Mode(keep: fields["keep"].flatMap { Int($0) }.map { max(1, $0) } ?? defaultKeep, clonesFiles: fields["clones"] == "yes")
     }
 
     /// Opens (creating when needed) the store beside `dest`, which may not exist yet.
@@ -106,9 +137,9 @@ public final class GenerationStore {
 
     deinit { close(parentFD) }
 
-    /// Records the atomic mode and how many generations to keep, durably.
-    public func remember(keep: Int) throws(SystemError) {
-        let text = KeyValueRecord.encode([("keep", "\(keep)")])
+    /// Records the atomic mode, durably.
+    public func remember(_ mode: Mode) throws(SystemError) {
+        let text = KeyValueRecord.encode([("keep", "\(mode.keep)"), ("clones", mode.clonesFiles ? "yes" : "no")])
         try AtomicFile.replace(Self.modeFileName, in: root.metadataFD, stagingIn: root.partialFD, with: Array(text.utf8),
             display: root.path + "/" + CacheRoot.metadataName)
     }
@@ -128,28 +159,39 @@ public final class GenerationStore {
     }
 
     /// The generations in the store, oldest first.
-    public func generations() throws(SystemError) -> [String] {
-        try DirectoryTree.entries(of: root.fd, display: root.path).filter { $0.isDirectory && Self.number(of: $0.name) != nil }
-            .map(\.name).sorted { Self.number(of: $0)! < Self.number(of: $1)! }
+    public func generations() throws(SystemError) -> [String] { try Self.generations(in: root.fd, display: root.path) }
+
+    private static func generations(in store: Int32, display: String) throws(SystemError) -> [String] {
+        try DirectoryTree.entries(of: store, display: display).filter { $0.isDirectory && number(of: $0.name) != nil }
+            .map(\.name).sorted { number(of: $0)! < number(of: $1)! }
     }
 
     /// Prepares `next/`, the generation this pull builds: the same tree as the current generation (or
-    /// plain DEST, the first time), every file a hard link to the current one's, with its state index, so
-    /// that unchanged files stay current without being read. A `next/` an interrupted pull left is
-    /// resumed as it is, its partials and what it committed included. Otherwise the generation that
-    /// publishing would prune (beyond `keep`) is recycled when no run holds it: renamed to `recycle/`
-    /// and made the current tree by relinking only the names whose inode differs, which costs two
-    /// directory reads per directory where linking a new tree costs a `linkat` per file (and pruning the
-    /// old one an `unlinkat` per file). Returns the path of `next/`, for a `CacheRoot`.
+    /// plain DEST, the first time), with its state index, so that unchanged files stay current without
+    /// being read. Each file is a clone of the current one's where the file system shares blocks (XFS,
+    /// Btrfs: see `clonesFiles`), else a hard link to it; a plain DEST's are always linked, since its
+    /// tree goes once the generation is published. A `next/` an interrupted pull left is resumed as it
+    /// is, its partials and what it committed included. Otherwise the generation that publishing would
+    /// prune (beyond `keep`) is recycled when no run holds it: renamed to `recycle/` and made the
+    /// current tree by replacing only the files that differ (another inode; with clones, other bytes by
+    /// the records of both), which costs two directory reads per directory where making a new tree
+    /// costs a `linkat` or a clone per file (and pruning the old one an `unlinkat` per file). Returns
+    /// the path of `next/`, for a `CacheRoot`.
     public func prepareBuild(keep: Int) throws(SystemError) -> String {
         let display = root.path + "/" + Self.buildName
         var status = stat()
         let resuming = fstatat(root.fd, Self.buildName, &status, AT_SYMLINK_NOFOLLOW) == 0
         resumedBuild = resuming
-        if !resuming, fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) != 0 { try recycle(keep: keep) }
+        buildHasInodesOf = nil
+        let recycled = !resuming && fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) != 0 ? try recycle(keep: keep) : nil
         let recycling = !resuming && fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) == 0
         let name = recycling ? Self.recycleName : Self.buildName
         if !recycling, mkdirat(root.fd, Self.buildName, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display) }
+        let current = current()
+        clonesFiles = current != nil && DirectoryTree.canClone(in: root.partialFD, display: root.path + "/.assetsync/partial")
+        if let mode = Self.mode(in: root.metadataFD, display: root.path + "/.assetsync"), mode.clonesFiles != clonesFiles {
+            try remember(Mode(keep: mode.keep, clonesFiles: clonesFiles))
+        }
         let source = openat(parentFD, destName, O_RDONLY | O_DIRECTORY | O_CLOEXEC)  // DEST, through its link
         guard source >= 0 else {
             if errno == ENOENT { return display }  // the first pull of a new DEST starts empty
@@ -159,41 +201,87 @@ public final class GenerationStore {
         let build = openat(root.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard build >= 0 else { throw SystemError("open", path: root.path + "/" + name) }
         defer { close(build) }
+        var previous: StateIndex?
+        var records: CloneRecords?
+        if clonesFiles {
+            // Both indexes are read at once: each is a parse of up to one line per file.
+            let loading = BackgroundWork { [root] in StateIndex.saved(inCache: build, display: root.path + "/" + name) }
+            let current = StateIndex.saved(inCache: source, display: destPath) ?? StateIndex()
+            previous = loading.value()
+            records = CloneRecords(current: current, previous: previous ?? StateIndex(), resumed: resuming)
+        }
+        let sharing: DirectoryTree.FileSharing = records.map { records in .clone { records.cloned($0, source: $1, clone: $2) } } ?? .hardLink
+        let changes: Int
         if recycling {
             let spare = try SpareTree(in: root.fd, display: root.path + "/" + Self.spareName)
-            try linkState(from: build, to: spare.fd, replacing: false, display: spare.display)
-            _ = try DirectoryTree.link(
-                from: source, to: build, skipping: [CacheRoot.metadataName], mirroring: true, discard: spare.keep, display: display)
+            try linkState(from: build, to: spare.fd, names: [StateIndex.fileName, AcceptedVersion.fileName], replacing: false, display: spare.display)
+            changes = try DirectoryTree.link(
+                from: source, to: build, skipping: [CacheRoot.metadataName], sharing: sharing, mirroring: true,
+                keeps: records.map { records in { path, present, wanted in
+                    // Not the current file itself (left by an earlier build of hard links): a clone replaces it.
+                    present.inode != wanted.inode && records.holdsCurrentBytes(path, present: present.inode, wanted: wanted.inode)
+                } }, discard: spare.keep, display: display)
         } else {
-            _ = try DirectoryTree.link(from: source, to: build, skipping: [CacheRoot.metadataName], display: display)
+            changes = try DirectoryTree.link(from: source, to: build, skipping: [CacheRoot.metadataName], sharing: sharing, display: display)
         }
-        try linkState(from: source, to: build, replacing: recycling, display: display)
+        if let records {
+            try linkState(from: source, to: build, names: [AcceptedVersion.fileName], replacing: recycling, display: display)
+            let index = records.index
+            if index != previous { try save(index, in: build, display: display) }
+        } else {
+            try linkState(from: source, to: build, names: [StateIndex.fileName, AcceptedVersion.fileName], replacing: recycling, display: display)
+        }
         if recycling, renameat(root.fd, Self.recycleName, root.fd, Self.buildName) != 0 { throw SystemError("rename", path: display) }
+        if !resuming { buildHasInodesOf = clonesFiles ? (changes == 0 ? recycled : nil) : current }
         return display
     }
 
-    /// Renames the newest generation that publishing would prune to `recycle/`, when no run holds its lock.
-    private func recycle(keep: Int) throws(SystemError) {
-        guard let candidate = try prunable(keep: keep - 1).last(where: { Self.number(of: $0)! < (current().flatMap(Self.number(of:)) ?? 0) }),
-              let lock = try? CacheLock(root: CacheRoot(resolvedPath: root.path + "/" + candidate), wait: 0) else { return }
-        try withExtendedLifetime(lock) { () throws(SystemError) in
+    /// Whether the last `prepareBuild` made `next/` of clones (reflinks): each file its own inode, so
+    /// that a consumer editing a published file in place changes no other generation, and `next/` does
+    /// not have the current generation's inodes. Otherwise its files are hard links to the current ones.
+    public private(set) var clonesFiles = false
+
+    /// Replaces the state index of the cache directory `build` by `index`. Not synced here: publishing
+    /// syncs the whole file system first, and a lost index only costs reading the files it named.
+    private func save(_ index: StateIndex, in build: Int32, display: String) throws(SystemError) {
+        let metadata = openat(build, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard metadata >= 0 else { throw SystemError("open", path: display + "/.assetsync") }
+        defer { close(metadata) }
+        try AtomicFile.replace(StateIndex.fileName, in: metadata, with: index.encoded(), durable: false, display: display + "/.assetsync")
+    }
+
+    /// Renames the newest generation that publishing would prune to `recycle/`, when no run holds its
+    /// lock; returns its name, or nil when none was.
+    private func recycle(keep: Int) throws(SystemError) -> String? {
+        guard let candidate = Self.recycleCandidate(among: try generations(), current: current(), keep: keep),
+              let lock = try? CacheLock(root: CacheRoot(resolvedPath: root.path + "/" + candidate), wait: 0) else { return nil }
+        return try withExtendedLifetime(lock) { () throws(SystemError) in
             try DirectoryTree.remove(Self.spareName, in: root.fd, display: root.path)
             guard renameat(root.fd, candidate, root.fd, Self.recycleName) == 0 else { throw SystemError("rename", path: root.path + "/" + candidate) }
+            return candidate
         }
     }
 
+    /// The generation a build recycles: the newest one older than `current` that publishing the build would prune.
+    private static func recycleCandidate(among all: [String], current: String?, keep: Int) -> String? {
+        guard let current, let number = number(of: current) else { return nil }
+        return prunable(among: all, current: current, keep: keep - 1).last { Self.number(of: $0)! < number }
+    }
+
     /// Where a pull in this store may find bytes it would otherwise download, newest first: what
-    /// remaking the recycled generation took out, then every other generation but the current one
-    /// (`next/` is made from it). Their records vouch for their files as DEST's own do.
+    /// remaking the recycled generation took out, then the other generations. The current one counts
+    /// only when `next/` is made of clones (a file there edited in place is cloned back from it);
+    /// otherwise `next/` has its very files. Their records vouch for their files as DEST's own do.
     public func reuseSources() -> [ReuseSource] {
         let current = current()
-        let others = ((try? generations()) ?? []).filter { $0 != current }.reversed()
+        let others = ((try? generations()) ?? []).filter { clonesFiles || $0 != current }.reversed()
         return ([Self.spareName] + others).compactMap { ReuseSource(cacheAt: root.path + "/" + $0, recordsVouch: true) }
     }
 
-    /// Links the state index and the accepted version of `source` into `build`; both are only ever
-    /// replaced under a fresh name, so a link shares nothing that is written. With `replacing`, an index already there goes first.
-    private func linkState(from source: Int32, to build: Int32, replacing: Bool, display: String) throws(SystemError) {
+    /// Links the files `names` (the state index, the accepted version) of `source`'s `.assetsync/` into
+    /// `build`'s; both are only ever replaced under a fresh name, so a link shares nothing that is
+    /// written. With `replacing`, a file already there goes first.
+    private func linkState(from source: Int32, to build: Int32, names: [String], replacing: Bool, display: String) throws(SystemError) {
         if mkdirat(build, CacheRoot.metadataName, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display + "/.assetsync") }
         let metadata = openat(source, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard metadata >= 0 else { return }
@@ -202,7 +290,7 @@ public final class GenerationStore {
         guard into >= 0 else { throw SystemError("open", path: display + "/.assetsync") }
         defer { close(into) }
         // The highest signed version accepted goes along, or a new generation would forget it.
-        for name in [StateIndex.fileName, AcceptedVersion.fileName] {
+        for name in names {
             if replacing { unlinkat(into, name, 0) }
             if linkat(metadata, name, into, name, 0) != 0, errno != EEXIST, errno != ENOENT {
                 throw SystemError("link", path: display + "/.assetsync/" + name)
@@ -251,8 +339,11 @@ public final class GenerationStore {
 
     /// The generations beyond `keep`, oldest first: all but the current one and the `keep - 1` before it.
     private func prunable(keep: Int) throws(SystemError) -> [String] {
-        guard let current = current(), let number = Self.number(of: current) else { return [] }
-        let all = try generations()
+        Self.prunable(among: try generations(), current: current(), keep: keep)
+    }
+
+    private static func prunable(among all: [String], current: String?, keep: Int) -> [String] {
+        guard let current, let number = number(of: current) else { return [] }
         return all.filter { Self.number(of: $0)! < number }.dropLast(max(0, keep - 1)) + all.filter { Self.number(of: $0)! > number }
     }
 

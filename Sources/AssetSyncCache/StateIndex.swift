@@ -93,15 +93,23 @@ public struct StateIndex: Equatable, Sendable {
     /// The index of the cache directory at `path`, read without creating, locking or following
     /// anything (for `plan`): no `.assetsync/` directory gives an empty index.
     public static func load(cacheAt path: String) -> StateIndex {
-        let metadata = open(path + "/" + CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard metadata >= 0 else { return StateIndex() }
-        defer { close(metadata) }
-        let read = try? AtomicFile.read(fileName, in: metadata, limit: sizeLimit, display: path + "/" + CacheRoot.metadataName + "/" + fileName)
-        return (read ?? nil).flatMap(decode) ?? StateIndex()
+        saved(inCache: AT_FDCWD, metadataPath: path + "/" + CacheRoot.metadataName, display: path) ?? StateIndex()
     }
 
-    /// The index a run committed, or nil when there is none: missing, torn, foreign or oversized.
-    /// Only a run that got as far as saving it leaves one, so it also says DEST is managed.
+    /// The index of the cache directory open as `cache`, as `load(cacheAt:)` reads it, but nil when
+    /// there is none (missing, torn, foreign or oversized).
+    static func saved(inCache cache: Int32, display: String) -> StateIndex? {
+        saved(inCache: cache, metadataPath: CacheRoot.metadataName, display: display)
+    }
+
+    private static func saved(inCache cache: Int32, metadataPath: String, display: String) -> StateIndex? {
+        let metadata = openat(cache, metadataPath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard metadata >= 0 else { return nil }
+        defer { close(metadata) }
+        let read = try? AtomicFile.read(fileName, in: metadata, limit: sizeLimit, display: display + "/" + CacheRoot.metadataName + "/" + fileName)
+        return (read ?? nil).flatMap(decode)
+    }
+
     /// The index the last completed run saved; nil when there is none or it is torn. Throws when it is
     /// there but cannot be read: whether DEST is managed (`--delete`) must not be guessed from that.
     public static func committed(in root: CacheRoot) throws(SystemError) -> StateIndex? {
@@ -163,7 +171,8 @@ public struct StateIndex: Equatable, Sendable {
         return index.entries.count == count ? index : nil
     }
 
-    private init(sorted: [Entry]) { entries = sorted }
+    /// The index of `entries` already in `PathOrder`, one per path.
+    init(sorted: [Entry]) { entries = sorted }
 
     /// Parses the record line (`crc32[:sha256] size mtime_ns inode path`) that starts at `start`, and
     /// moves `start` past it; nil for a malformed line.

@@ -125,11 +125,9 @@ import TestSupport
         #expect(result.stderr.hasPrefix("Error: '--reuse-from \(sandbox.root.path)/none': not a directory that can be opened\n"))
     }
 
-    static let canMountXFS = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/mkfs.xfs")
-
     /// On a file system with reflinks, a renamed set is cloned: the free blocks stay as they were.
     /// 256 MiB by default; `ASSETSYNC_REUSE_MIB` scales it as for the rename test.
-    @Test(.enabled(if: canMountXFS, "needs root and mkfs.xfs (xfsprogs) to mount an XFS image with reflinks"))
+    @Test(.enabled(if: ReflinkDisk.canMount, Comment(rawValue: ReflinkDisk.requirement)))
     func onXFSARenameIsAClone() throws {
         let totalMiB = ProcessInfo.processInfo.environment["ASSETSYNC_REUSE_MIB"].flatMap(Int.init) ?? 256
         let disk: ReflinkDisk
@@ -165,42 +163,5 @@ import TestSupport
         let perGiB = seconds / (Double(count * size) / Double(1 << 30))
         print("XFS reflink reuse: \(count * size >> 20) MiB in \(String(format: "%.3f", seconds)) s for the whole run "
             + "(\(String(format: "%.3f", perGiB)) s per GiB), \(added) bytes of free space used (not asserted)")
-    }
-
-    /// An XFS image with reflinks, mounted on a loop device for one test.
-    final class ReflinkDisk {
-        let path: String
-        private let image: String
-
-        init(megabytes: Int) throws {
-            let directory = try TemporaryDirectory()
-            path = directory.path + "-xfs"
-            image = directory.path + "-xfs.img"
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            guard FileManager.default.createFile(atPath: image, contents: nil), truncate(image, off_t(megabytes) << 20) == 0 else { throw CocoaError(.fileWriteUnknown) }
-            try Self.run("/usr/sbin/mkfs.xfs", ["-q", "-m", "reflink=1", image])
-            try Self.run("/bin/mount", ["-o", "loop", image, path])
-        }
-
-        deinit {
-            try? Self.run("/bin/umount", [path])
-            try? FileManager.default.removeItem(atPath: path)
-            try? FileManager.default.removeItem(atPath: image)
-        }
-
-        func freeBytes() -> Int64 {
-            var status = statvfs()
-            guard statvfs(path, &status) == 0 else { return 0 }
-            return Int64(status.f_bfree) * Int64(status.f_frsize)
-        }
-
-        private static func run(_ tool: String, _ arguments: [String]) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = arguments
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
-        }
     }
 }
