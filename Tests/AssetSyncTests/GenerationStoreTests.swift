@@ -107,35 +107,124 @@ import TestSupport
         let directory = try TemporaryDirectory()
         let dest = directory.path + "/dest"
         let store = try GenerationStore(dest: dest)
-        try store.remember(keep: 2)
-        #expect(GenerationStore.rememberedKeep(dest) == 2)
+        try store.remember(GenerationStore.Mode(keep: 2))
+        #expect(GenerationStore.rememberedMode(dest) == GenerationStore.Mode(keep: 2, clonesFiles: false))
         try Self.publish(store, ["a": "1", "d/b": "b"])
         try Self.publish(store, ["a": "2"])
         try store.makePlain()
         #expect(Self.read(dest + "/a") == "2" && Self.read(dest + "/d/b") == "b")
         var status = stat()
         #expect(lstat(dest, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR)
-        #expect(GenerationStore.rememberedKeep(dest) == nil)
+        #expect(GenerationStore.rememberedMode(dest) == nil)
         #expect(try store.generations().isEmpty)
     }
 
-    /// What a pull may walk before it holds the lock: the published generation, only while no
-    /// interrupted build is left to resume (whose `next/` holds more than that generation's names).
-    @Test func thePublishedGenerationIsOfferedOnlyWhenTheNextBuildStartsFromIt() throws {
+    /// What a pull may walk before it holds the lock: the published generation of an atomic DEST (its
+    /// mode records no clones), only while no interrupted build is left to resume
+    /// (whose `next/` holds more than that generation's names); and the build says whether it stands.
+    @Test func thePublishedGenerationIsWalkedEarlyOnlyWhenTheNextBuildHasItsInodes() throws {
         let directory = try TemporaryDirectory()
         let dest = directory.path + "/dest"
-        #expect(GenerationStore.publishedGeneration(of: dest) == nil, "no DEST yet")
+        #expect(GenerationStore.generationToWalkEarly(of: dest) == nil, "no DEST yet")
         try FileManager.default.createDirectory(atPath: dest, withIntermediateDirectories: true)
-        #expect(GenerationStore.publishedGeneration(of: dest) == nil, "a plain DEST")
+        #expect(GenerationStore.generationToWalkEarly(of: dest) == nil, "a plain DEST")
         let store = try GenerationStore(dest: dest)
+        try store.remember(GenerationStore.Mode(keep: 2))
         try Self.publish(store, ["a": "1"])
-        let published = try #require(GenerationStore.publishedGeneration(of: dest))
-        #expect(published.name == "gen-000001" && published.path == dest + ".assetsync/gen-000001")
+        let early = try #require(GenerationStore.generationToWalkEarly(of: dest))
+        #expect(early.name == "gen-000001" && early.path == dest + ".assetsync/gen-000001")
         _ = try store.prepareBuild(keep: 2)
         #expect(!store.resumedBuild)
-        #expect(GenerationStore.publishedGeneration(of: dest) == nil, "next/ is left to resume")
+        // Made afresh: of hard links to the published generation, or of clones (new inodes) where the file system has reflinks.
+        #expect(store.buildHasInodesOf == (store.clonesFiles ? nil : "gen-000001"))
+        #expect(GenerationStore.generationToWalkEarly(of: dest) == nil, "next/ is left to resume")
         _ = try store.prepareBuild(keep: 2)
         #expect(store.resumedBuild)
+        #expect(store.buildHasInodesOf == nil)
+    }
+
+    /// Saves a state index for the cache directory at `path` that records each of `paths` as it is now.
+    static func record(_ paths: [String], in path: String) throws {
+        var records: [String: FileProof] = [:]
+        for relative in paths {
+            var status = stat()
+            try #require(lstat(path + "/" + relative, &status) == 0)
+            let bytes = Array(try #require(read(path + "/" + relative)).utf8)
+            var crc = CRC32()
+            bytes.withUnsafeBytes { crc.update($0) }
+            records[relative] = FileProof(LocalItem(status), crc32: crc.value)
+        }
+        try StateIndex(records: records).save(to: CacheRoot(resolvedPath: path))
+    }
+
+    /// On a file system with reflinks, a generation's files are clones of the current one's: their own
+    /// inodes, so an edit in place through DEST changes no other generation. Each clone takes over its
+    /// source's record; recycling keeps a file whose record gives the current bytes (with its own
+    /// record) and replaces the others, extras without a record included; a recycle that changed
+    /// nothing leaves `next/` with the recycled generation's inodes, which is what the early walk read.
+    @Test(.enabled(if: ReflinkDisk.canMount, Comment(rawValue: ReflinkDisk.requirement)))
+    func onAFileSystemWithReflinksGenerationsAreClones() throws {
+        let disk = try ReflinkDisk(megabytes: 320)
+        let dest = disk.path + "/dest"
+        let store = try GenerationStore(dest: dest)
+        try store.remember(GenerationStore.Mode(keep: 2))
+        try Self.publish(store, ["a": "a1", "d/b": "b1", "extra": "x1"])
+        try Self.record(["a", "d/b"], in: dest + ".assetsync/gen-000001")
+        // Clones are not known yet: the published generation, as for hard links (the build will say it was not).
+        #expect(GenerationStore.generationToWalkEarly(of: dest)?.name == "gen-000001")
+
+        // Made afresh: every file a clone, its record carried over to the clone's inode.
+        var next = try store.prepareBuild(keep: 2)
+        try #require(store.clonesFiles)
+        #expect(GenerationStore.rememberedMode(dest) == GenerationStore.Mode(keep: 2, clonesFiles: true))
+        #expect(store.buildHasInodesOf == nil)
+        for path in ["a", "d/b", "extra"] {
+            #expect(Self.inode(next + "/" + path) != Self.inode(dest + "/" + path), "\(path)")
+            #expect(Self.read(next + "/" + path) == Self.read(dest + "/" + path), "\(path)")
+        }
+        var records = StateIndex.load(cacheAt: next).records
+        var status = stat()
+        #expect(lstat(next + "/d/b", &status) == 0 && records["d/b"]?.describes(LocalItem(status)) == true)
+        #expect(records["extra"] == nil)
+        try Self.write("a2", to: next + "/a")
+        try Self.write("x2", to: next + "/extra")
+        try Self.record(["a", "d/b"], in: next)
+        _ = try store.publish(try CacheRoot(resolvedPath: next))
+
+        // An edit in place through DEST stays in the published generation.
+        let edit = try FileHandle(forWritingTo: URL(fileURLWithPath: dest + "/d/b"))
+        try edit.write(contentsOf: Data("B".utf8))
+        try edit.close()
+        #expect(Self.read(dest + ".assetsync/gen-000001/d/b") == "b1")
+        try Self.write("b1", to: dest + "/d/b")
+        try Self.record(["a", "d/b"], in: dest + ".assetsync/gen-000002")
+
+        // Recycling gen-000001: `a` and the unrecorded extra differ and are cloned anew, `d/b` stays.
+        #expect(GenerationStore.generationToWalkEarly(of: dest)?.name == "gen-000001")
+        let keptInode = Self.inode(dest + ".assetsync/gen-000001/d/b")
+        next = try store.prepareBuild(keep: 2)
+        #expect(store.buildHasInodesOf == nil, "files were replaced")
+        #expect(Self.read(next + "/a") == "a2" && Self.read(next + "/extra") == "x2" && Self.read(next + "/d/b") == "b1")
+        #expect(Self.inode(next + "/d/b") == keptInode)
+        #expect(Self.inode(next + "/a") != Self.inode(dest + "/a"))
+        #expect(Self.read(dest + ".assetsync/spare/a") == "a1" && Self.read(dest + ".assetsync/spare/extra") == "x1")
+        records = StateIndex.load(cacheAt: next).records
+        for path in ["a", "d/b"] {
+            #expect(lstat(next + "/" + path, &status) == 0 && records[path]?.describes(LocalItem(status)) == true, "\(path)")
+        }
+        #expect(store.reuseSources().map(\.path).contains(dest + ".assetsync/gen-000002"), "the current generation, to clone back an edited file")
+        _ = try store.publish(try CacheRoot(resolvedPath: next))
+        _ = try store.prune(keep: 2)
+        // An extra is cloned anew by every build; without one, the next build can change nothing.
+        unlink(dest + "/extra")
+        unlink(dest + ".assetsync/gen-000002/extra")
+
+        // Recycling gen-000002, which holds the current bytes everywhere: nothing changes, and next/
+        // has gen-000002's inodes, as the early walk expected.
+        #expect(GenerationStore.generationToWalkEarly(of: dest)?.name == "gen-000002")
+        next = try store.prepareBuild(keep: 2)
+        #expect(store.buildHasInodesOf == "gen-000002")
+        #expect(Self.read(next + "/a") == "a2" && Self.read(next + "/d/b") == "b1" && !Self.exists(next + "/extra"))
     }
 
     @Test func aDestNamedWithoutItsOwnNameIsRefused() {

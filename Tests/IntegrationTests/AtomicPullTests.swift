@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `pull --atomic` against nginx (issue 13, item 1): DEST as a symlink to a complete generation,
-/// unchanged files hard-linked, nothing published by a failed pull, `--keep`, `rollback`, `--delete`,
+/// unchanged files hard-linked (cloned on a file system with reflinks), nothing published by a failed pull, `--keep`, `rollback`, `--delete`,
 /// `plan` and `verify` in this mode, and the switch from a plain DEST and back.
 @Suite struct AtomicPullTests {
     static func inode(_ path: String) -> ino_t? {
@@ -92,6 +92,58 @@ import TestSupport
         #expect(back.stdout.contains("\"bytes_reused\":12000"), "\(back.stdout)")
         // Published, the new generation needs nothing of what was set aside.
         #expect(!FileManager.default.fileExists(atPath: dest + ".assetsync/spare"))
+    }
+
+    /// On a file system with reflinks (an XFS image), generations are clones: an unchanged file takes
+    /// no new data blocks, yet has its own inode, so a consumer that edits it in place through DEST
+    /// changes no other generation. The next pulls put the edited file right again from another
+    /// generation, with no request, and no-op pulls read nothing.
+    @Test(.enabled(if: ReflinkDisk.canMount, Comment(rawValue: ReflinkDisk.requirement)))
+    func onXFSGenerationsAreClonesAndAnEditInPlaceStaysInOne() throws {
+        let disk = try ReflinkDisk(megabytes: 400)
+        let size = 8 << 20
+        let versions = try TwoVersions(count: 4, size: size, unchanged: 2)
+        defer { versions.nginx.stop() }
+        let dest = disk.path + "/dest"
+        let store = dest + ".assetsync"
+        func pull(_ version: Int, _ options: [String] = []) throws -> RunResult {
+            let result = try AssetSyncBinary.run(["pull", versions.manifests[version], "--dest", dest, "--json"] + options)
+            #expect(result.status == 0, "\(result.stderr)")
+            return result
+        }
+        _ = try pull(0, ["--atomic"])
+        sync()
+        let freeBefore = disk.freeBytes()
+        _ = try pull(1)
+        sync()
+        // Two changed files were written (16 MiB); the two unchanged ones were cloned, not copied.
+        let used = freeBefore - disk.freeBytes()
+        #expect(used < Int64(2 * size + (4 << 20)), "\(used) bytes used by a generation that changed 2 files of \(size) bytes")
+        #expect(try String(contentsOfFile: store + "/.assetsync/generations", encoding: .utf8).contains("clones yes"))
+        let unchanged = "set/f000.bin"
+        #expect(Self.inode(store + "/gen-000001/" + unchanged) != Self.inode(store + "/gen-000002/" + unchanged))
+        #expect(try versions.sandbox.cached(in: dest) == versions.contents[1])
+        #expect(try versions.sandbox.cached(in: store + "/gen-000001") == versions.contents[0])
+
+        // An edit in place through DEST stays in the published generation.
+        let edit = try FileHandle(forWritingTo: URL(fileURLWithPath: dest + "/" + unchanged))
+        try edit.write(contentsOf: Data("edited".utf8))
+        try edit.close()
+        #expect(FileManager.default.contents(atPath: store + "/gen-000001/" + unchanged) == versions.contents[0][unchanged])
+
+        // gen-000003 recycles gen-000001, whose copy of the edited file is intact; gen-000004 recycles
+        // gen-000002, whose copy is the edited one: it is found changed and cloned back from gen-000003.
+        versions.nginx.clearAccessLog()
+        let third = try pull(1)
+        #expect(third.stdout.contains("\"current\":4"), "\(third.stdout)")
+        #expect(try versions.sandbox.cached(in: dest) == versions.contents[1])
+        let fourth = try pull(1)
+        #expect(fourth.stdout.contains("\"reused_from\":\"\(store)/gen-000003/\(unchanged)\""), "\(fourth.stdout)")
+        #expect(try versions.sandbox.cached(in: dest) == versions.contents[1])
+        #expect(versions.nginx.settledAccessLog().isEmpty, "every file was on the machine")
+        #expect(try AssetSyncBinary.run(["verify", versions.manifests[1], "--dest", dest]).status == 0)
+        #expect(try AssetSyncBinary.run(["rollback", "--dest", dest]).status == 0)
+        #expect(try versions.sandbox.cached(in: dest) == versions.contents[1])
     }
 
     @Test func aFailedPullPublishesNothingAndTheNextResumesIt() throws {

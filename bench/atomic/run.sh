@@ -6,7 +6,9 @@
 #
 #   bench/atomic/run.sh BINARY
 #
-# Environment (optional): COUNT=100000 files of 1 KiB, ROUNDS=5, BENCH_OUT=bench/out/atomic.
+# Environment (optional): COUNT=100000 files of 1 KiB, ROUNDS=5, BENCH_OUT=bench/out/atomic,
+# FS=xfs to run on an XFS image with reflinks mounted on a loop device (needs root and xfsprogs),
+# where generations are made of clones rather than hard links.
 # Prints the median of each and the ratio to the stat walk (target: at most 2×); exits 0 whatever
 # the figures, 1 when a pull failed.
 set -euo pipefail
@@ -19,7 +21,19 @@ bench_out atomic
 count=${COUNT:-100000}
 rounds=${ROUNDS:-5}
 failures=0
-plain=$out/plain-$count atomic=$out/atomic-$count
+trees=$out
+if [[ ${FS:-} == xfs ]]; then
+    need_tools mkfs.xfs:xfsprogs mount umount
+    trees=$out/xfs
+    mkdir -p "$trees"
+    mountpoint -q "$trees" && umount "$trees"
+    rm -f "$out/xfs.img"
+    truncate -s 8G "$out/xfs.img"
+    mkfs.xfs -q -m reflink=1 "$out/xfs.img"
+    mount -o loop "$out/xfs.img" "$trees"
+    trap 'umount "$trees"; rm -f "$out/xfs.img"' EXIT
+fi
+plain=$trees/plain-$count atomic=$trees/atomic-$count
 rm -rf "$plain" "$atomic" "$atomic.assetsync"
 
 echo "generating $count files of 1 KiB (in directories of 1,000)..." >&2
@@ -37,6 +51,10 @@ cp -al "$plain" "$atomic"
 # Proven once by reading (no request: every file has the manifest's size and CRC-32), then atomic.
 "$binary" pull "$out/manifest.xml" --dest "$plain" --quiet
 "$binary" pull "$out/manifest.xml" --dest "$atomic" --quiet --atomic
+# Two generations made afresh (a link or a clone per file); from the third on, publishing recycles
+# the generation beyond --keep, which is what a scheduled pull does.
+"$binary" pull "$out/manifest.xml" --dest "$atomic" --quiet
+"$binary" pull "$out/manifest.xml" --dest "$atomic" --quiet
 
 walk=() noop=() publish=()
 for ((round = 1; round <= rounds; round++)); do
@@ -45,7 +63,7 @@ for ((round = 1; round <= rounds; round++)); do
     run_timed publish "$binary" pull "$out/manifest.xml" --dest "$atomic" --quiet
 done
 w=$(median_of "${walk[@]}") n=$(median_of "${noop[@]}") p=$(median_of "${publish[@]}")
-echo "files:                      $count (of 1 KiB), $rounds rounds, medians; caches warm"
+echo "files:                      $count (of 1 KiB) on $(df --output=fstype "$atomic" | tail -1), $rounds rounds, medians; caches warm"
 echo "stat walk (find -printf):   $(secs "$w") s    all: $(all_secs "${walk[@]}")"
 echo "plain no-op pull:           $(secs "$n") s    all: $(all_secs "${noop[@]}")   ($(ratio "$n" "$w")× the walk)"
 echo "atomic pull (publish):      $(secs "$p") s    all: $(all_secs "${publish[@]}")   ($(ratio "$p" "$w")× the walk; target ≤ 2×)"
