@@ -128,7 +128,8 @@ package enum HelpText {
                                       summary (see docs/events.md).
               --atomic                Publish the whole set at once: DEST becomes a symlink to a
                                       complete, proven generation in DEST.assetsync/, and a pull
-                                      builds the next one (unchanged files hard-linked) and swaps
+                                      builds the next one (unchanged files cloned, or hard-linked
+                                      where the file system has no reflinks) and swaps
                                       the link only when every file is proven. Remembered: later
                                       pulls stay atomic (see docs/atomicity.md).
               --no-atomic             Make an atomic DEST a plain directory again, keeping every
