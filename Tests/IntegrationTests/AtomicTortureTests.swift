@@ -114,7 +114,9 @@ import TestSupport
             if verify.status != 0 { failures.append("case \(index): verify of v\(shown + 1) in \(link): \(verify.stderr)") }
         }
         let last = try AssetSyncBinary.run(["pull", versions.manifests[1], "--dest", dest])
-        print("torture: atomic kills: \(cases) cases, \(failures.count) failed; seed \(seed)")
+        let mode = (try? String(contentsOfFile: dest + ".assetsync/.assetsync/generations", encoding: .utf8)) ?? ""
+        print("torture: atomic kills: \(cases) cases, \(failures.count) failed; seed \(seed); "
+            + "generations of \(mode.contains("clones yes") ? "clones" : "hard links") (TMPDIR picks the file system)")
         #expect(failures.isEmpty, "seed \(seed): \(failures)")
         #expect(last.status == 0, "\(last.stderr)")
         #expect(try versions.sandbox.cached() == versions.contents[1])
