@@ -41,8 +41,6 @@ public final class GenerationStore {
     /// The temporary name of the symlink that will replace DEST, in the store.
     static let linkName = "link.tmp"
     public static let defaultKeep = 2
-    /// Whether the last `prepareBuild` went on with a `next/` an interrupted run left.
-    public private(set) var resumedBuild = false
     /// The generation whose names and inodes the `next/` of the last `prepareBuild` has, if any: the
     /// current one, when `next/` was made of hard links to it (afresh or by recycling); with clones, the
     /// recycled one, when it held the current bytes everywhere and recycling changed nothing. A walk of
@@ -181,7 +179,6 @@ public final class GenerationStore {
         let display = root.path + "/" + Self.buildName
         var status = stat()
         let resuming = fstatat(root.fd, Self.buildName, &status, AT_SYMLINK_NOFOLLOW) == 0
-        resumedBuild = resuming
         buildHasInodesOf = nil
         let recycled = !resuming && fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) != 0 ? try recycle(keep: keep) : nil
         let recycling = !resuming && fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) == 0

@@ -133,14 +133,14 @@ import TestSupport
         try Self.publish(store, ["a": "1"])
         let early = try #require(GenerationStore.generationToWalkEarly(of: dest))
         #expect(early.name == "gen-000001" && early.path == dest + ".assetsync/gen-000001")
-        _ = try store.prepareBuild(keep: 2)
-        #expect(!store.resumedBuild)
+        let next = try store.prepareBuild(keep: 2)
         // Made afresh: of hard links to the published generation, or of clones (new inodes) where the file system has reflinks.
         #expect(store.buildHasInodesOf == (store.clonesFiles ? nil : "gen-000001"))
         #expect(GenerationStore.generationToWalkEarly(of: dest) == nil, "next/ is left to resume")
-        _ = try store.prepareBuild(keep: 2)
-        #expect(store.resumedBuild)
-        #expect(store.buildHasInodesOf == nil)
+        try Self.write("committed", to: next + "/b")  // as an interrupted pull would leave it
+        #expect(try store.prepareBuild(keep: 2) == next)
+        #expect(Self.read(next + "/b") == "committed", "resumed as it is")
+        #expect(store.buildHasInodesOf == nil, "a resumed next/ holds more than the generation's names")
     }
 
     /// Saves a state index for the cache directory at `path` that records each of `paths` as it is now.
