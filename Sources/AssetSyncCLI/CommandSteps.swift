@@ -119,6 +119,19 @@ package enum CommandSteps {
         }
     }
 
+    /// The other caches named by `--reuse-from`, each opened once; one that is not a directory is a usage error.
+    package static func reuseFromSources(_ arguments: ParsedArguments, command: String, console: Console) throws(ExitStatus) -> [ReuseSource] {
+        var sources: [ReuseSource] = []
+        for path in arguments.values["--reuse-from"] ?? [] {
+            guard let source = ReuseSource(otherCacheAt: path) else {
+                throw CommandLineTool.usageFailure(
+                    UsageError(message: "'--reuse-from \(path)': not a directory that can be opened", command: command), console: console)
+            }
+            sources.append(source)
+        }
+        return sources
+    }
+
     /// Opens (creating when needed) the cache directory and its `.assetsync/`.
     /// `checkingFirst` runs before any failure is told: it throws the error that should be told instead.
     package static func openCache(

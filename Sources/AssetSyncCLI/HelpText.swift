@@ -31,11 +31,12 @@ package enum HelpText {
 
     package static let plan = CommandSpec(
         name: "plan",
-        usage: "assetsync plan <manifest> [--dest <dir>] [--json] " + NetworkOptions.usage + " " + ManifestTrust.usage,
+        usage: "assetsync plan <manifest> [--dest <dir>] [--json] [--reuse-from <dir> ...] " + NetworkOptions.usage + " " + ManifestTrust.usage,
         arguments: ["<manifest>"],
-        valueOptions: ["--dest": "<dir>"].merging(NetworkOptions.valueOptions) { own, _ in own }.merging(ManifestTrust.valueOptions) { own, _ in own },
+        valueOptions: ["--dest": "<dir>", "--reuse-from": "<dir>"].merging(NetworkOptions.valueOptions) { own, _ in own }
+            .merging(ManifestTrust.valueOptions) { own, _ in own },
         flags: ["--json"] + NetworkOptions.flags,
-        repeatable: NetworkOptions.repeatable.union(ManifestTrust.repeatable),
+        repeatable: NetworkOptions.repeatable.union(["--reuse-from"]).union(ManifestTrust.repeatable),
         help: """
             OVERVIEW: Show what a pull would do, without downloading anything.
 
@@ -48,8 +49,12 @@ package enum HelpText {
                         proved it; a pull does not read it
               check     present with the same size; a pull proves it by its CRC-32
               extra     in the cache but not in the manifest
+            A new or changed file that a state index records elsewhere on this machine (a
+            renamed or moved entry, another generation, a --reuse-from cache) is marked
+            "may be copied from": the pull copies it instead of downloading it, once the copy
+            is proven.
 
-            USAGE: assetsync plan <manifest> [--dest <dir>] [--json]
+            USAGE: assetsync plan <manifest> [--dest <dir>] [--json] [--reuse-from <dir> ...]
                                   [--header <header> ...] [--netrc] [--auth-host <host> ...]
                                   [--cacert <file>] [--proxy <url>] [--speed-limit <rate>]
                                   [--speed-time <seconds>] [--trusted-key <file> ...]
@@ -61,6 +66,8 @@ package enum HelpText {
             OPTIONS:
               --dest <dir>            The cache directory. (default: the current directory)
               --json                  Print one JSON object per line instead of a table.
+              --reuse-from <dir>      Another assetsync cache on this machine, as for pull:
+                                      its files are looked up as the pull would. Repeatable.
             \(NetworkOptions.help)
             \(ManifestTrust.help)
               -h, --help              Show help information.

@@ -33,12 +33,18 @@ package enum PlanCommand {
         }
         // The state index as the pull will read it (`pull --dry-run --verify` ignores it, as the pull
         // would), so the plan names the files the pull would not read.
-        let state = arguments.flags.contains("--verify") ? nil : StateIndex.load(cacheAt: root)
-        let plan = SyncPlan(manifest: manifest, cache: cache, state: state)
+        let index = StateIndex.load(cacheAt: root)
+        let plan = SyncPlan(manifest: manifest, cache: cache, state: arguments.flags.contains("--verify") ? nil : index)
+        // Where the pull would look for those bytes on the machine first: DEST (renamed or moved
+        // entries), its other generations, then `--reuse-from`, as the pull searches them.
+        let sources = [ReuseSource(plannedDestinationAt: root, index: index)].compactMap { $0 }
+            + GenerationStore.otherGenerations(of: arguments.value("--dest") ?? ".")
+            + (try CommandSteps.reuseFromSources(arguments, command: "plan", console: console))
+        let reuse = PlannedReuse(plan: plan, manifest: manifest, sources: sources)
         if arguments.flags.contains("--json") {
-            PlanReport.writeJSONLines(plan, to: console.out)
+            PlanReport.writeJSONLines(plan, reuse: reuse, to: console.out)
         } else {
-            PlanReport.writeTable(plan, to: console.out)
+            PlanReport.writeTable(plan, reuse: reuse, to: console.out)
         }
         try console.checkOutput("the plan", allowingClosedByReader: false)
     }

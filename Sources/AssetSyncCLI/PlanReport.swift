@@ -7,21 +7,21 @@ import AssetSyncSystem
 package enum PlanReport {
     package static let chunkSize = 64 << 10
 
-    package static func table(_ plan: SyncPlan) -> String {
+    package static func table(_ plan: SyncPlan, reuse: PlannedReuse = .none) -> String {
         var all = ""
-        writeTable(plan) { all += $0 }
+        writeTable(plan, reuse: reuse) { all += $0 }
         return all
     }
 
-    package static func jsonLines(_ plan: SyncPlan) -> String {
+    package static func jsonLines(_ plan: SyncPlan, reuse: PlannedReuse = .none) -> String {
         var all = ""
-        writeJSONLines(plan) { all += $0 }
+        writeJSONLines(plan, reuse: reuse) { all += $0 }
         return all
     }
 
-    package static func writeTable(_ plan: SyncPlan, to sink: (String) -> Void) {
+    package static func writeTable(_ plan: SyncPlan, reuse: PlannedReuse = .none, to sink: (String) -> Void) {
         var out = "ACTION   SIZE        PATH\n"
-        for item in plan.items {
+        for (index, item) in plan.items.enumerated() {
             if out.utf8.count >= chunkSize {
                 sink(out)
                 out = ""
@@ -29,15 +29,16 @@ package enum PlanReport {
             out += pad(item.action.rawValue, 9)
             out += pad(ByteCount.human(item.size), 12)
             out += QuotedValue.displayPath(item.path)
-            if let note = note(for: item) { out += "  (\(note))" }
+            let notes = [note(for: item), reuse.source(ofItem: index).map { "may be copied from \(QuotedValue.displayPath($0))" }].compactMap { $0 }
+            if !notes.isEmpty { out += "  (\(notes.joined(separator: "; ")))" }
             out += "\n"
         }
         if plan.items.isEmpty { out += "(nothing: the manifest and the cache are both empty)\n" }
-        out += "\n" + summary(plan)
+        out += "\n" + summary(plan, reuse: reuse)
         sink(out)
     }
 
-    package static func summary(_ plan: SyncPlan) -> String {
+    private static func summary(_ plan: SyncPlan, reuse: PlannedReuse) -> String {
         let listed = plan.items.count - plan.count(.extra)
         var out = "\(listed) \(listed == 1 ? "file" : "files") in the manifest: "
         out += "\(plan.count(.new)) new, \(plan.count(.changed)) changed, \(plan.count(.check)) to check"
@@ -50,6 +51,10 @@ package enum PlanReport {
             out += ", plus up to \(ByteCount.human(checking)) if files to check fail their CRC"
         }
         out += ".\n"
+        if reuse.bytes > 0 {
+            out += "Of that, \(ByteCount.human(reuse.bytes)) may be copied from files already on this machine instead "
+                + "(each copy is proven before it is used).\n"
+        }
         return out
     }
 
@@ -62,7 +67,7 @@ package enum PlanReport {
     /// `String`s piece by piece cost more than reading the manifest. In a long plan, another
     /// thread formats every other block of items, a block or two ahead, and this one hands its
     /// blocks to `sink` in their turn, so the byte stream is the same.
-    package static func writeJSONLines(_ plan: SyncPlan, to sink: (String) -> Void) {
+    package static func writeJSONLines(_ plan: SyncPlan, reuse: PlannedReuse = .none, to sink: (String) -> Void) {
         let items = plan.items
         var totals = LineTotals()
         let blocks = (items.count + blockItems - 1) / blockItems
@@ -73,14 +78,14 @@ package enum PlanReport {
         let helper = items.count >= parallelItems ? JoinableThread {
             for number in stride(from: 1, to: blocks, by: 2) {
                 var text = ""
-                let blockTotals = writeJSONLines(block(number), chunkSize: .max) { text = $0 }
+                let blockTotals = writeJSONLines(block(number), reuse: reuse, chunkSize: .max) { text = $0 }
                 oddBlocks.put((text, blockTotals))
             }
         } : nil
         if let helper {
             for number in 0..<blocks {
                 if number % 2 == 0 {
-                    totals.add(writeJSONLines(block(number), chunkSize: chunkSize, to: sink))
+                    totals.add(writeJSONLines(block(number), reuse: reuse, chunkSize: chunkSize, to: sink))
                 } else {
                     let (text, blockTotals) = oddBlocks.take()!
                     sink(text)
@@ -89,13 +94,14 @@ package enum PlanReport {
             }
             helper.join()
         } else {
-            totals = writeJSONLines(items[...], chunkSize: chunkSize, to: sink)
+            totals = writeJSONLines(items[...], reuse: reuse, chunkSize: chunkSize, to: sink)
         }
         var summary = JSONLine(type: "summary")
         summary.add("files", items.count - totals.count[.extra, default: 0])
         for action in SyncPlan.Action.allCases { summary.add(action.rawValue, totals.count[action, default: 0]) }
         summary.add("bytes_to_download", totals.bytes[.new, default: 0].addingSaturated(totals.bytes[.changed, default: 0]))
         summary.add("bytes_to_check", totals.bytes[.check, default: 0])
+        summary.add("bytes_reusable", reuse.bytes)
         sink(summary.line)
     }
 
@@ -124,8 +130,9 @@ package enum PlanReport {
     /// The lines of `items`, in chunks of about `chunkSize` bytes (one for `.max`); returns their
     /// totals for the summary.
     private static func writeJSONLines(
-        _ items: ArraySlice<SyncPlan.Item>, chunkSize: Int, to sink: (String) -> Void
+        _ items: ArraySlice<SyncPlan.Item>, reuse: PlannedReuse, chunkSize: Int, to sink: (String) -> Void
     ) -> LineTotals {
+        let first = items.startIndex
         var out = OutputBuffer(capacity: min(chunkSize, items.count * 96) + 8192)
         defer { out.deallocate() }
         var counts = (0, 0, 0, 0, 0)
@@ -155,6 +162,10 @@ package enum PlanReport {
                         out.append(#","local_size":"#)
                         out.append(decimal: local.size)
                     }
+                }
+                if let source = reuse.source(ofItem: first + index) {
+                    out.append(#","reusable_from":"#)
+                    JSONLine.appendQuoted(source, to: &out)
                 }
                 out.append("}\n")
             }

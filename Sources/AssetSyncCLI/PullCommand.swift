@@ -22,19 +22,6 @@ package enum PullCommand {
         if status != .success { throw status }
     }
 
-    /// The other caches named by `--reuse-from`, each opened once; one that is not a directory is a usage error.
-    private static func reuseSources(_ arguments: ParsedArguments, command: String, console: Console) throws(ExitStatus) -> [ReuseSource] {
-        var sources: [ReuseSource] = []
-        for path in arguments.values["--reuse-from"] ?? [] {
-            guard let source = ReuseSource(otherCacheAt: path) else {
-                throw CommandLineTool.usageFailure(
-                    UsageError(message: "'--reuse-from \(path)': not a directory that can be opened", command: command), console: console)
-            }
-            sources.append(source)
-        }
-        return sources
-    }
-
     private static func pull(
         _ arguments: ParsedArguments, command: String, context: CommandContext, metrics: MetricsFile?
     ) throws(ExitStatus) {
@@ -92,7 +79,7 @@ package enum PullCommand {
         } else {
             manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, context: context)
         }
-        let reuseFrom = (atomic?.store.reuseSources() ?? []) + (try reuseSources(arguments, command: command, console: console))
+        let reuseFrom = (atomic?.store.reuseSources() ?? []) + (try CommandSteps.reuseFromSources(arguments, command: command, console: console))
         let reporter = context.pullReporters(quiet: arguments.flags.contains("--quiet"), json: arguments.flags.contains("--json"))
         let started = context.clock()
         let outcome: PullSession.Outcome

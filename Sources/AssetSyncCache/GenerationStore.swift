@@ -275,6 +275,20 @@ public final class GenerationStore {
         return ([Self.spareName] + others).compactMap { ReuseSource(cacheAt: root.path + "/" + $0, recordsVouch: true) }
     }
 
+    /// The generations of the store of `dest` a pull may reuse bytes from besides the one DEST shows,
+    /// newest first, read without opening the store (for a plan, which makes nothing); empty when
+    /// DEST is plain.
+    public static func otherGenerations(of dest: String) -> [ReuseSource] {
+        guard case .success(let (parent, name)) = locate(dest) else { return [] }
+        let store = parent + "/" + name + suffix
+        let fd = open(store, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        let current = generation(linkedAt: parent + "/" + name, in: AT_FDCWD, destName: name)
+        let others = ((try? generations(in: fd, display: store)) ?? []).filter { $0 != current }.reversed()
+        return others.compactMap { ReuseSource(cacheAt: store + "/" + $0, recordsVouch: true) }
+    }
+
     /// Links the files `names` (the state index, the accepted version) of `source`'s `.assetsync/` into
     /// `build`'s; both are only ever replaced under a fresh name, so a link shares nothing that is
     /// written. With `replacing`, a file already there goes first.

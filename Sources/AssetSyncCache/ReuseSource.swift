@@ -30,6 +30,18 @@ public final class ReuseSource: Sendable {
         isDestination = true
     }
 
+    /// The cache directory a plan reads (`plan`, `pull --dry-run`), opened without creating anything,
+    /// with the index the plan loaded; nil when `path` cannot be opened as a directory.
+    public init?(plannedDestinationAt path: String, index: StateIndex) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        self.path = path
+        self.fd = fd
+        loadIndex = { index }
+        recordsVouch = true
+        isDestination = true
+    }
+
     /// Another assetsync cache (`--reuse-from DIR`), read through its `.assetsync/state` without
     /// locking or writing it: its records are only leads, never proof. Nil when `path` is not a
     /// directory that can be opened.

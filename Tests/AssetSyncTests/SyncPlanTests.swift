@@ -111,7 +111,7 @@ import TestSupport
             {"type":"plan","action":"changed","path":"c","size":10,"local_kind":"regular","local_size":3}
             {"type":"plan","action":"check","path":"d","size":5}
             {"type":"plan","action":"extra","path":"e\\nf","size":1}
-            {"type":"summary","files":3,"new":1,"changed":1,"check":1,"current":0,"extra":1,"bytes_to_download":2058,"bytes_to_check":5}
+            {"type":"summary","files":3,"new":1,"changed":1,"check":1,"current":0,"extra":1,"bytes_to_download":2058,"bytes_to_check":5,"bytes_reusable":0}
 
             """)
     }

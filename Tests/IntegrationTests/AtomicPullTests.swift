@@ -79,6 +79,14 @@ import TestSupport
         }
         #expect(try pull(0).status == 0)
         #expect(try pull(1).status == 0)
+        // A file gone from DEST is new to the plan, which finds its bytes in gen-000001 (the pull may
+        // take them from spare/ once it has recycled that generation).
+        try FileManager.default.removeItem(atPath: dest + "/set/f002.bin")
+        let plan = try AssetSyncBinary.run(["plan", versions.manifests[0], "--dest", dest, "--json"])
+        #expect(plan.stdout.contains(
+            #"{"type":"plan","action":"new","path":"set/f002.bin","size":3000,"reusable_from":"\#(dest).assetsync/gen-000001/set/f002.bin"}"#),
+            "\(plan.stdout)")
+        #expect(plan.stdout.contains("\"bytes_reusable\":3000"), "\(plan.stdout)")
         versions.nginx.clearAccessLog()
         let back = try pull(0)
         #expect(back.status == 0, "\(back.stderr)")

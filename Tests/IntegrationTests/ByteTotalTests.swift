@@ -23,7 +23,7 @@ import TestSupport
         let json = try AssetSyncBinary.run(["plan", manifest, "--dest", work.path + "/dest", "--json"])
         #expect(json.status == 0)
         #expect(json.stdout.split(separator: "\n").last
-            == #"{"type":"summary","files":2,"new":2,"changed":0,"check":0,"current":0,"extra":0,"bytes_to_download":9223372036854775807,"bytes_to_check":0}"#)
+            == #"{"type":"summary","files":2,"new":2,"changed":0,"check":0,"current":0,"extra":0,"bytes_to_download":9223372036854775807,"bytes_to_check":0,"bytes_reusable":0}"#)
     }
 
     @Test("item 6: pull of two entries of Int64.max bytes exits 3 for space, never a trap")

@@ -117,6 +117,55 @@ import TestSupport
         #expect(summary["bytes_transferred"] as? Int == 4 << 20)
     }
 
+    /// `plan` and `pull --dry-run` say which files the pull may copy rather than download (a renamed
+    /// entry, a file of a `--reuse-from` cache) and how many bytes, without making anything; the pull
+    /// then copies exactly those.
+    @Test func thePlanSaysWhichFilesMayBeCopied() throws {
+        let bytes = ["a": PullNginxTests.random(4000), "c": PullNginxTests.random(2000), "x": PullNginxTests.random(1000),
+                     "z": PullNginxTests.random(500)]
+        let sandbox = try Sandbox(serving: ["old/a.bin": bytes["a"]!, "c.bin": bytes["c"]!])
+        try sandbox.writeServed("x.bin", bytes["x"]!)
+        try sandbox.writeServed("z.bin", bytes["z"]!)
+        let nginx = try NginxServer(root: sandbox.served)
+        defer { nginx.stop() }
+        #expect(try AssetSyncBinary.run(["pull", try sandbox.manifest(base: nginx.baseURL), "--dest", sandbox.dest]).status == 0)
+        let other = sandbox.root.path + "/other"
+        func file(_ path: String, _ name: String) -> TestManifest.File {
+            TestManifest.File(path: path, size: bytes[name]!.count, crc32: TestManifest.crc32Hex(bytes[name]!))
+        }
+        let otherManifest = try TestManifest.write([file("x.bin", "x")], base: nginx.baseURL, in: sandbox.root, name: "other.json")
+        #expect(try AssetSyncBinary.run(["pull", otherManifest, "--dest", other]).status == 0)
+        let next = try TestManifest.write(
+            [file("new/a.bin", "a"), file("c.bin", "c"), file("y.bin", "x"), file("z.bin", "z")], base: nginx.baseURL,
+            in: sandbox.root, name: "next.json")
+        let before = sandbox.finalFiles()
+        _ = nginx.settledAccessLog()
+        nginx.clearAccessLog()
+
+        let json = try AssetSyncBinary.run(["plan", next, "--dest", sandbox.dest, "--reuse-from", other, "--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let lines = try Self.events(json.stdout, "plan")
+        let reusable = Dictionary(uniqueKeysWithValues: lines.compactMap { line in
+            (line["reusable_from"] as? String).map { (line["path"] as! String, $0) }
+        })
+        #expect(reusable == ["new/a.bin": "old/a.bin", "y.bin": other + "/x.bin"])
+        #expect(try Self.events(json.stdout, "summary").first?["bytes_reusable"] as? Int == 5000)
+        let table = try AssetSyncBinary.run(["pull", next, "--dest", sandbox.dest, "--reuse-from", other, "--dry-run"])
+        #expect(table.stdout.contains("new/a.bin  (may be copied from old/a.bin)\n"), "\(table.stdout)")
+        #expect(table.stdout.contains("y.bin  (may be copied from \(other)/x.bin)\n"))
+        #expect(table.stdout.contains("Of that, 4.9 KiB may be copied from files already on this machine instead"))
+        #expect(sandbox.finalFiles() == before, "a plan makes nothing")
+        #expect(nginx.settledAccessLog().isEmpty)
+
+        let pull = try AssetSyncBinary.run(["pull", next, "--dest", sandbox.dest, "--reuse-from", other, "--json"])
+        #expect(pull.status == 0, "\(pull.stderr)")
+        let done = try Self.events(pull.stdout, "done")
+        #expect(Dictionary(uniqueKeysWithValues: done.compactMap { event in
+            (event["reused_from"] as? String).map { (event["path"] as! String, $0) }
+        }) == reusable, "the pull copied what the plan said it may")
+        #expect(nginx.settledAccessLog().map(\.path) == ["/z.bin"])
+    }
+
     @Test func reuseFromADirectoryThatIsNotOneIsAUsageError() throws {
         let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(10)])
         let result = try AssetSyncBinary.run(

@@ -34,7 +34,7 @@ import TestSupport
             ["plan", "manifests/example.json", "--dest=\(dest.path)", "--json"], directory: AssetSyncBinary.packageRoot)
         #expect(json.status == 0)
         #expect(json.stdout.split(separator: "\n").last
-            == #"{"type":"summary","files":4,"new":2,"changed":1,"check":1,"current":0,"extra":1,"bytes_to_download":786436096,"bytes_to_check":104857600}"#)
+            == #"{"type":"summary","files":4,"new":2,"changed":1,"check":1,"current":0,"extra":1,"bytes_to_download":786436096,"bytes_to_check":104857600,"bytes_reusable":0}"#)
     }
 
     @Test func defaultsToTheCurrentDirectoryAndReadsStandardInput() throws {
@@ -42,7 +42,7 @@ import TestSupport
         let manifest = try Data(contentsOf: AssetSyncBinary.packageRoot.appendingPathComponent("manifests/example.json"))
         let result = try AssetSyncBinary.run(["plan", "-", "--json"], stdin: manifest, directory: dest.url)
         #expect(result.status == 0)
-        #expect(result.stdout.hasSuffix(#""new":4,"changed":0,"check":0,"current":0,"extra":0,"bytes_to_download":891293696,"bytes_to_check":0}"# + "\n"))
+        #expect(result.stdout.hasSuffix(#""new":4,"changed":0,"check":0,"current":0,"extra":0,"bytes_to_download":891293696,"bytes_to_check":0,"bytes_reusable":0}"# + "\n"))
     }
 
     /// Whether a run can drop to `nobody`: as root, with setpriv. (Root reads any directory, so only
@@ -71,11 +71,11 @@ import TestSupport
     }
 
     @Test(arguments: [
-        (["plan"], "Error: Missing expected argument '<manifest>'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>] [--speed-time <seconds>] [--trusted-key <file> ...]\n  See 'assetsync plan --help' for more information.\n"),
-        (["plan", "m.xml", "--dets", "x"], "Error: Unknown option '--dets'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>] [--speed-time <seconds>] [--trusted-key <file> ...]\n  See 'assetsync plan --help' for more information.\n"),
-        (["plan", "m.xml", "--dest"], "Error: Missing value for '--dest <dir>'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>] [--speed-time <seconds>] [--trusted-key <file> ...]\n  See 'assetsync plan --help' for more information.\n"),
-        (["plan", "m.xml", "n.xml"], "Error: Unexpected argument 'n.xml'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>] [--speed-time <seconds>] [--trusted-key <file> ...]\n  See 'assetsync plan --help' for more information.\n"),
-        (["plan", "m.xml", "--json=yes"], "Error: '--json' does not take a value\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>] [--speed-time <seconds>] [--trusted-key <file> ...]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan"], "Error: Missing expected argument '<manifest>'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--reuse-from <dir> ...] [--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>] [--speed-time <seconds>] [--trusted-key <file> ...]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan", "m.xml", "--dets", "x"], "Error: Unknown option '--dets'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--reuse-from <dir> ...] [--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>] [--speed-time <seconds>] [--trusted-key <file> ...]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan", "m.xml", "--dest"], "Error: Missing value for '--dest <dir>'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--reuse-from <dir> ...] [--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>] [--speed-time <seconds>] [--trusted-key <file> ...]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan", "m.xml", "n.xml"], "Error: Unexpected argument 'n.xml'\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--reuse-from <dir> ...] [--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>] [--speed-time <seconds>] [--trusted-key <file> ...]\n  See 'assetsync plan --help' for more information.\n"),
+        (["plan", "m.xml", "--json=yes"], "Error: '--json' does not take a value\nUsage: assetsync plan <manifest> [--dest <dir>] [--json] [--reuse-from <dir> ...] [--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>] [--speed-time <seconds>] [--trusted-key <file> ...]\n  See 'assetsync plan --help' for more information.\n"),
         (["pul", "m.xml"], "Error: Unknown subcommand 'pul'\nUsage: assetsync <subcommand>\n  See 'assetsync --help' for more information.\n"),
         (["--verbose"], "Error: Unknown option '--verbose'\nUsage: assetsync <subcommand>\n  See 'assetsync --help' for more information.\n"),
         (["help", "nope"], "Error: Unknown subcommand 'nope'\nUsage: assetsync <subcommand>\n  See 'assetsync --help' for more information.\n"),

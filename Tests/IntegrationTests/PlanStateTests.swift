@@ -39,7 +39,7 @@ import Testing
             {"type":"plan","action":"check","path":"a.bin","size":3000}
             {"type":"plan","action":"check","path":"c.bin","size":10}
             {"type":"plan","action":"current","path":"dir/b.bin","size":100}
-            {"type":"summary","files":3,"new":0,"changed":0,"check":2,"current":1,"extra":0,"bytes_to_download":0,"bytes_to_check":3010}
+            {"type":"summary","files":3,"new":0,"changed":0,"check":2,"current":1,"extra":0,"bytes_to_download":0,"bytes_to_check":3010,"bytes_reusable":0}
 
             """)
 
