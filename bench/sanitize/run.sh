@@ -180,7 +180,7 @@ done
 echo "== make sanitize: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), commit $(git rev-parse --short HEAD), $(nproc) cores, $((SECONDS - started)) s in all"
 printf '%s\n' "${summary[@]}"
 if ((failures == 0)); then
-    echo "PASS: $total_reports sanitizer reports ($suppressed leaked allocations of libXCTest suppressed by bench/sanitize/lsan.supp)"
+    echo "PASS: $total_reports sanitizer reports ($suppressed leaked allocations suppressed by bench/sanitize/lsan.supp: libXCTest's, and Foundation's Process.run in a test helper)"
 else
     echo "FAIL: $failures failure(s), $total_reports sanitizer report(s) ($suppressed leaked allocations suppressed); logs in $out"
     exit 1
