@@ -143,11 +143,6 @@ public struct PullSession {
                 finish(result, into: &results)
             }
         }
-        let toFetch = requests.lazy.map(\.entry.size).saturatingSum()
-        let have = requests.lazy.map { kept[$0.entry.path] ?? 0 }.saturatingSum()
-        if let shortfall = DiskSpace.shortfall(in: root.path, toFetch: toFetch, alreadyHave: have) {
-            throw .notEnoughSpace(shortfall)
-        }
         let reused = LocalReuse(
             root: root, finder: ReuseFinder(
                 sources: [ReuseSource(destination: root, index: committed ?? StateIndex(), recordsVouch: !verifyAll)] + reuseFrom,
@@ -156,6 +151,13 @@ public struct PullSession {
         ).run(requests)
         requests = reused.remaining
         results += reused.results
+        // Room is needed for what is left to download: a reused file took its room as it was copied
+        // (a copy that found none is downloaded, and counted here), or none at all (a clone).
+        let toFetch = requests.lazy.map(\.entry.size).saturatingSum()
+        let have = requests.lazy.map { kept[$0.entry.path] ?? 0 }.saturatingSum()
+        if let shortfall = DiskSpace.shortfall(in: root.path, toFetch: toFetch, alreadyHave: have) {
+            throw .notEnoughSpace(shortfall)
+        }
         DeltaPreparation(root: root, stop: stop).run(requests)
         var newProofs = reused.proofs
         var ending = TransferEngine.Ending.finished

@@ -166,6 +166,33 @@ import TestSupport
         #expect(nginx.settledAccessLog().map(\.path) == ["/z.bin"])
     }
 
+    /// The free-space check counts only what is left to download once local copies are made: on a
+    /// file system with reflinks, a renamed set needs no room at all, and a disk with less free space
+    /// than the set still takes the rename.
+    @Test(.enabled(if: ReflinkDisk.canMount, Comment(rawValue: ReflinkDisk.requirement)))
+    func onXFSARenameNeedsNoFreeSpace() throws {
+        let disk = try ReflinkDisk(megabytes: 400)
+        var served: [String: Data] = [:]
+        for index in 0..<4 { served["old/\(index).bin"] = PullNginxTests.random(16 << 20) }
+        let sandbox = try Sandbox(serving: served)
+        let nginx = try NginxServer(root: sandbox.served)
+        defer { nginx.stop() }
+        let dest = disk.path + "/cache"
+        #expect(try AssetSyncBinary.run(["pull", try sandbox.manifest(base: nginx.baseURL), "--dest", dest]).status == 0)
+        // Leave 32 MiB free: half of what the renamed set would need if it were downloaded.
+        let filler = open(disk.path + "/filler", O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        try #require(filler >= 0)
+        defer { close(filler) }
+        try #require(posix_fallocate(filler, 0, off_t(disk.freeBytes() - (32 << 20))) == 0)
+        #expect(disk.freeBytes() < 40 << 20)
+        _ = nginx.settledAccessLog()
+        nginx.clearAccessLog()
+        let result = try AssetSyncBinary.run(["pull", try Self.renamed(sandbox, base: nginx.baseURL), "--dest", dest, "--delete"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(nginx.settledAccessLog().isEmpty)
+        for index in 0..<4 { #expect(FileManager.default.contents(atPath: dest + "/new/\(index).bin") == served["old/\(index).bin"]) }
+    }
+
     @Test func reuseFromADirectoryThatIsNotOneIsAUsageError() throws {
         let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(10)])
         let result = try AssetSyncBinary.run(
