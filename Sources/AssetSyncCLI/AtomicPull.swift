@@ -9,6 +9,10 @@ package struct AtomicPull {
     let store: GenerationStore
     /// The store's lock: the one every run on DEST takes, whichever generation it works in.
     let lock: CacheLock
+    /// DEST's own lock while DEST is still a plain directory that this pull makes the first generation:
+    /// a plain run that started before the mode was recorded finishes first, and nothing writes the
+    /// partial downloads that move into the new generation.
+    let plainLock: CacheLock?
     let keep: Int
 
     package static let keepOption = NumericSetting(source: .option("--keep"), kind: .whole, range: 1...1000)
@@ -40,6 +44,11 @@ package struct AtomicPull {
         let store = try openStore(dest, console: console, checkingFirst: checkingFirst)
         let lock = try CommandSteps.lock(store.root, arguments, command: command, context: context, checkingFirst: checkingFirst)
         let keep = requested.map { Int($0) } ?? remembered?.keep ?? GenerationStore.defaultKeep
+        let plainLock = atomic && store.destIsPlain
+            ? try CommandSteps.lock(
+                try CommandSteps.openCache(arguments, console: console, checkingFirst: checkingFirst), arguments, command: command, context: context,
+                checkingFirst: checkingFirst)
+            : nil
         do {
             guard atomic else {
                 try store.makePlain()
@@ -50,7 +59,7 @@ package struct AtomicPull {
             console.err("Error: cannot \(atomic ? "record the atomic mode of" : "make a plain directory of") \(store.destPath): \(error.description).\n")
             throw ExitStatus(error.kind)
         }
-        return AtomicPull(store: store, lock: lock, keep: keep)
+        return AtomicPull(store: store, lock: lock, plainLock: plainLock, keep: keep)
     }
 
     /// A walk of the generation the next one will most likely be made of with its names and inodes

@@ -228,9 +228,57 @@ public final class GenerationStore {
         } else {
             try linkState(from: source, to: build, names: [StateIndex.fileName, AcceptedVersion.fileName], replacing: recycling, display: display)
         }
+        if current == nil { try carryPartials(from: source, into: build, display: display) }
         if recycling, renameat(root.fd, Self.recycleName, root.fd, Self.buildName) != 0 { throw SystemError("rename", path: display) }
         if !resuming { buildHasInodesOf = clonesFiles ? (changes == 0 ? recycled : nil) : current }
         return display
+    }
+
+    /// Moves the partial downloads of a plain DEST into the first generation's `.assetsync/partial/`,
+    /// so that its pull resumes them rather than downloading again; a name `next/` already has (from
+    /// an interrupted first pull) stays as it is. The caller holds DEST's own lock (`destIsPlain`), so
+    /// no run writes them meanwhile.
+    private func carryPartials(from dest: Int32, into build: Int32, display: String) throws(SystemError) {
+        let metadata = openat(dest, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard metadata >= 0 else { return }
+        defer { close(metadata) }
+        let partials = openat(metadata, CacheRoot.partialName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard partials >= 0 else { return }
+        defer { close(partials) }
+        let names = try DirectoryTree.entries(of: partials, display: destPath + "/.assetsync/partial").map(\.name)
+        guard !names.isEmpty else { return }
+        let into = try Self.openMaking([CacheRoot.metadataName, CacheRoot.partialName], in: build, display: display)
+        defer { close(into) }
+        var status = stat()
+        for name in names where fstatat(into, name, &status, AT_SYMLINK_NOFOLLOW) != 0 {
+            guard renameat(partials, name, into, name) == 0 else { throw SystemError("rename", path: destPath + "/.assetsync/partial/" + name) }
+        }
+    }
+
+    /// Opens the directory `components` under `directory`, making each that is missing; none may be a symlink.
+    private static func openMaking(_ components: [String], in directory: Int32, display: String) throws(SystemError) -> Int32 {
+        var current = dup(directory)
+        guard current >= 0 else { throw SystemError("dup", path: display) }
+        var path = display
+        for component in components {
+            path += "/" + component
+            if mkdirat(current, component, 0o755) != 0, errno != EEXIST {
+                close(current)
+                throw SystemError("mkdir", path: path)
+            }
+            let next = openat(current, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            close(current)
+            guard next >= 0 else { throw SystemError("open", path: path) }
+            current = next
+        }
+        return current
+    }
+
+    /// Whether DEST is still a plain directory (not yet a generation's symlink): its own runs lock
+    /// `DEST/.assetsync/lock`, which a run making it atomic must hold too.
+    public var destIsPlain: Bool {
+        var status = stat()
+        return fstatat(parentFD, destName, &status, AT_SYMLINK_NOFOLLOW) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 
     /// Whether the last `prepareBuild` made `next/` of clones (reflinks): each file its own inode, so

@@ -219,6 +219,37 @@ import TestSupport
         #expect(versions.link() == nil)
     }
 
+    /// The pull that makes a plain DEST atomic resumes its interrupted downloads: their partials move
+    /// into the first generation, and the file is fetched from where it stopped.
+    @Test func makingAPlainDestAtomicResumesItsPartialDownloads() throws {
+        let sandbox = try Sandbox(serving: ["big/video.bin": PullNginxTests.random(12 << 20)])
+        let nginx = try NginxServer(root: sandbox.served, extraConfig: NginxServer.slowLocation(serving: sandbox.served))
+        defer { nginx.stop() }
+        let manifest = try sandbox.manifest(base: nginx.baseURL + "slow/")
+        let killed = try AssetSyncBinary.start(["pull", manifest, "--dest", sandbox.dest])
+        let started = killed.waitForPartial(in: sandbox.dest, bytes: 2 << 20)
+        killed.signal(SIGKILL)
+        _ = try killed.wait()
+        try #require(started, "the plain pull never got 2 MiB into its partial")
+        // A plain pull still running holds DEST's lock: making DEST atomic waits for it (here, not at all).
+        let running = try AssetSyncBinary.start(["pull", manifest, "--dest", sandbox.dest])
+        let plainStarted = running.waitForPartial(in: sandbox.dest, bytes: 3 << 20)
+        let refused = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest, "--atomic"])
+        running.signal(SIGKILL)
+        _ = try running.wait()
+        try #require(plainStarted, "the second plain pull never got 3 MiB into its partial")
+        #expect(refused.status == 4, "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dest + ".assetsync/.assetsync/generations"),
+            "the mode is recorded only once DEST's lock is held")
+        let atomic = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest, "--atomic"])
+        #expect(atomic.status == 0, "\(atomic.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: sandbox.dest) == "dest.assetsync/gen-000001")
+        #expect(try sandbox.cached() == sandbox.expected)
+        let log = nginx.waitForAccessLog(count: 3)
+        #expect(log.count == 3)
+        #expect(log.last?.status == 206 && log.last?.range.map { $0.hasPrefix("bytes=") && $0 != "bytes=0-" } == true, "\(log)")
+    }
+
     @Test func aBadManifestMakesNoGenerationStore() throws {
         let sandbox = try Sandbox()
         let manifest = sandbox.root.path + "/bad.json"
