@@ -86,7 +86,7 @@ package enum PullCommand {
         do {
             outcome = try PullSession(manifest: manifest, root: root, options: options, events: reporter, stop: context.stop,
                 clock: context.clock, reuseFrom: reuseFrom)
-                .run(verifyAll: arguments.flags.contains("--verify"), deleteUpTo: waits.deleteUpTo, walk: walk)
+                .run(verifyAll: arguments.flags.contains("--verify"), deleteUpTo: waits.deleteUpTo, walk: walk, index: atomic?.store.buildIndex)
         } catch {
             switch error {
             case .scan, .readState, .state:

@@ -180,6 +180,7 @@ public final class GenerationStore {
         var status = stat()
         let resuming = fstatat(root.fd, Self.buildName, &status, AT_SYMLINK_NOFOLLOW) == 0
         buildHasInodesOf = nil
+        buildIndex = nil
         let recycled = !resuming && fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) != 0 ? try recycle(keep: keep) : nil
         let recycling = !resuming && fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) == 0
         let name = recycling ? Self.recycleName : Self.buildName
@@ -225,6 +226,7 @@ public final class GenerationStore {
             try linkState(from: source, to: build, names: [AcceptedVersion.fileName], replacing: recycling, display: display)
             let index = records.index
             if index != previous { try save(index, in: build, display: display) }
+            buildIndex = index
         } else {
             try linkState(from: source, to: build, names: [StateIndex.fileName, AcceptedVersion.fileName], replacing: recycling, display: display)
         }
@@ -280,6 +282,10 @@ public final class GenerationStore {
         var status = stat()
         return fstatat(parentFD, destName, &status, AT_SYMLINK_NOFOLLOW) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
+
+    /// The state index the last `prepareBuild` left in `next/` when it made one of clones (the one it
+    /// read there, or wrote), so that the pull need not read it again; nil otherwise.
+    public private(set) var buildIndex: StateIndex?
 
     /// Whether the last `prepareBuild` made `next/` of clones (reflinks): each file its own inode, so
     /// that a consumer editing a published file in place changes no other generation, and `next/` does

@@ -66,13 +66,18 @@ public struct PullSession {
     /// file of the right size is read and proven again. With `deleteUpTo`, files the
     /// manifest does not list are removed afterwards, unless there are more than that.
     /// `walk` is the cache's walk when the caller started it early; by default it starts here, and runs
-    /// while this thread reads the state index and matches it with the manifest.
-    public func run(verifyAll: Bool = false, deleteUpTo maximumDeletions: Int? = nil, walk: CacheWalk? = nil) throws(StartError) -> Outcome {
+    /// while this thread reads the state index and matches it with the manifest. `index` is the state
+    /// index the caller already read or wrote in the cache directory under the lock, if it has one.
+    public func run(
+        verifyAll: Bool = false, deleteUpTo maximumDeletions: Int? = nil, walk: CacheWalk? = nil, index: StateIndex? = nil
+    ) throws(StartError) -> Outcome {
         let walk = walk ?? CacheWalk(root)
         // Read under the lock: only a run that got as far as saving an index leaves one, so it also
         // says whether DEST is managed (`--delete`).
-        let committed: StateIndex?
-        do { committed = try StateIndex.committed(in: root) } catch { throw .readState(error) }
+        var committed = index
+        if committed == nil {
+            do { committed = try StateIndex.committed(in: root) } catch { throw .readState(error) }
+        }
         // The previous record of each entry, by entry index: one merge-join, no dictionary.
         let order = PathOrder.sortedIndices(of: manifest.entries)
         let previous = (committed ?? StateIndex()).proofs(for: manifest.entries, inOrder: order)

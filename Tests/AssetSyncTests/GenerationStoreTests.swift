@@ -182,6 +182,7 @@ import TestSupport
             #expect(Self.inode(next + "/" + path) != Self.inode(dest + "/" + path), "\(path)")
             #expect(Self.read(next + "/" + path) == Self.read(dest + "/" + path), "\(path)")
         }
+        #expect(store.buildIndex == StateIndex.load(cacheAt: next), "the pull is handed the index next/ holds")
         var records = StateIndex.load(cacheAt: next).records
         var status = stat()
         #expect(lstat(next + "/d/b", &status) == 0 && records["d/b"]?.describes(LocalItem(status)) == true)
@@ -208,6 +209,7 @@ import TestSupport
         #expect(Self.inode(next + "/d/b") == keptInode)
         #expect(Self.inode(next + "/a") != Self.inode(dest + "/a"))
         #expect(Self.read(dest + ".assetsync/spare/a") == "a1" && Self.read(dest + ".assetsync/spare/extra") == "x1")
+        #expect(store.buildIndex == StateIndex.load(cacheAt: next))
         records = StateIndex.load(cacheAt: next).records
         for path in ["a", "d/b"] {
             #expect(lstat(next + "/" + path, &status) == 0 && records[path]?.describes(LocalItem(status)) == true, "\(path)")
@@ -224,6 +226,7 @@ import TestSupport
         #expect(GenerationStore.generationToWalkEarly(of: dest)?.name == "gen-000002")
         next = try store.prepareBuild(keep: 2)
         #expect(store.buildHasInodesOf == "gen-000002")
+        #expect(store.buildIndex == StateIndex.load(cacheAt: next) && store.buildIndex?.entries.count == 2)
         #expect(Self.read(next + "/a") == "a2" && Self.read(next + "/d/b") == "b1" && !Self.exists(next + "/extra"))
     }
 
