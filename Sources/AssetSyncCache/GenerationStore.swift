@@ -249,31 +249,12 @@ public final class GenerationStore {
         defer { close(partials) }
         let names = try DirectoryTree.entries(of: partials, display: destPath + "/.assetsync/partial").map(\.name)
         guard !names.isEmpty else { return }
-        let into = try Self.openMaking([CacheRoot.metadataName, CacheRoot.partialName], in: build, display: display)
+        let into = try DirectoryTree.openMaking([CacheRoot.metadataName, CacheRoot.partialName], in: build, display: display)
         defer { close(into) }
         var status = stat()
         for name in names where fstatat(into, name, &status, AT_SYMLINK_NOFOLLOW) != 0 {
             guard renameat(partials, name, into, name) == 0 else { throw SystemError("rename", path: destPath + "/.assetsync/partial/" + name) }
         }
-    }
-
-    /// Opens the directory `components` under `directory`, making each that is missing; none may be a symlink.
-    private static func openMaking(_ components: [String], in directory: Int32, display: String) throws(SystemError) -> Int32 {
-        var current = dup(directory)
-        guard current >= 0 else { throw SystemError("dup", path: display) }
-        var path = display
-        for component in components {
-            path += "/" + component
-            if mkdirat(current, component, 0o755) != 0, errno != EEXIST {
-                close(current)
-                throw SystemError("mkdir", path: path)
-            }
-            let next = openat(current, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            close(current)
-            guard next >= 0 else { throw SystemError("open", path: path) }
-            current = next
-        }
-        return current
     }
 
     /// Whether DEST is still a plain directory (not yet a generation's symlink): its own runs lock

@@ -22,16 +22,8 @@ final class SpareTree {
     /// cannot be moved (the place is taken) is removed instead, as mirroring without a spare would.
     func keep(_ name: String, in directory: Int32, relativePath: String) throws(SystemError) {
         let components = relativePath.split(separator: "/").map(String.init)
-        var parent = dup(fd)
-        guard parent >= 0 else { throw SystemError("dup", path: display) }
+        let parent = try DirectoryTree.openMaking(components.dropLast(), in: fd, display: display)
         defer { close(parent) }
-        for component in components.dropLast() {
-            if mkdirat(parent, component, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display + "/" + relativePath) }
-            let next = openat(parent, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard next >= 0 else { throw SystemError("open", path: display + "/" + relativePath) }
-            close(parent)
-            parent = next
-        }
         if renameat(directory, name, parent, components.last ?? name) != 0 {
             try DirectoryTree.remove(name, in: directory, display: display + "/" + relativePath)
         }

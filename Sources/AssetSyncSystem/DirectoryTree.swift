@@ -151,6 +151,25 @@ package enum DirectoryTree {
         return asc_clone_file(second.fd, source) == 0
     }
 
+    /// Opens the directory `components` under `directory`, making each that is missing; none may be a symlink.
+    package static func openMaking(_ components: some Sequence<String>, in directory: Int32, display: String) throws(SystemError) -> Int32 {
+        var current = dup(directory)
+        guard current >= 0 else { throw SystemError("dup", path: display) }
+        var path = display
+        for component in components {
+            path += "/" + component
+            if mkdirat(current, component, 0o755) != 0, errno != EEXIST {
+                close(current)
+                throw SystemError("mkdir", path: path)
+            }
+            let next = openat(current, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            close(current)
+            guard next >= 0 else { throw SystemError("open", path: path) }
+            current = next
+        }
+        return current
+    }
+
     /// Removes `name` in `directory` and everything under it; a symlink is removed, never followed.
     /// Whatever cannot be removed stays (the first failure is thrown once the rest is done).
     package static func remove(_ name: String, in directory: Int32, display: String) throws(SystemError) {
