@@ -14,9 +14,15 @@ public enum CacheScanner {
             if errno == ENOENT { return CacheListing() }
             throw SystemError("open", path: root)
         }
+        return try scan(directory: fd, display: root)
+    }
+
+    /// Scans the directory open as `fd`, which it takes over (and closes): a walk that holds its
+    /// directory, whatever is renamed meanwhile.
+    public static func scan(directory fd: Int32, display: String) throws(SystemError) -> CacheListing {
         var found: [CacheListing.Entry] = []
         var path: [UInt8] = []
-        try walk(directory: fd, displayPath: root, path: &path, into: &found)
+        try walk(directory: fd, displayPath: display, path: &path, into: &found)
         return CacheListing(sorted: found)
     }
 
