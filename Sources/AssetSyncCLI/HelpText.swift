@@ -274,10 +274,10 @@ package enum HelpText {
 
     package static let rollback = CommandSpec(
         name: "rollback",
-        usage: "assetsync rollback [--dest <dir>] [--lock-wait <seconds>]",
+        usage: "assetsync rollback [--dest <dir>] [--verify] [--lock-wait <seconds>]",
         arguments: [],
         valueOptions: ["--dest": "<dir>", "--lock-wait": "<seconds>"],
-        flags: [],
+        flags: ["--verify"],
         help: """
             OVERVIEW: Point an atomic cache directory back at its previous generation.
 
@@ -287,22 +287,32 @@ package enum HelpText {
             generation a pull was building from the current one is dropped. Run it again to
             go further back, while older generations are kept.
 
-            USAGE: assetsync rollback [--dest <dir>] [--lock-wait <seconds>]
+            The previous generation is checked first against its own state index: every file
+            it recorded must be there with the size, modification time and inode it was
+            proven with (nothing is read; --verify reads every file for its checksums too).
+            A generation emptied or changed since is not published, and the error names
+            what is wrong.
+
+            USAGE: assetsync rollback [--dest <dir>] [--verify] [--lock-wait <seconds>]
 
             OPTIONS:
               --dest <dir>            The cache directory, named by its own name (the symlink).
                                       (default: the current directory)
+              --verify                Read every file of the previous generation and compare
+                                      its CRC-32 (and SHA-256) with what was proven.
               --lock-wait <seconds>   How long to wait for another run's lock on the cache
                                       directory before exiting with status 4. (default: 0)
               -h, --help              Show help information.
 
             EXAMPLES:
               assetsync rollback --dest /var/cache/assets
+              assetsync rollback --dest /var/cache/assets --verify
 
             EXIT STATUS:
               0 DEST shows the previous generation; 2 invalid command line, DEST is not atomic,
-              or there is no previous generation; 3 local I/O failure; 4 another run holds the
-              cache directory's lock.
+              or there is no previous generation; 3 local I/O failure, or the previous
+              generation is not as its pull left it (DEST is left as it was); 4 another run
+              holds the cache directory's lock.
 
             """)
 

@@ -2,12 +2,13 @@ import AssetSyncCache
 import AssetSyncModel
 import AssetSyncSystem
 
-/// `assetsync rollback`: point an atomic DEST back at its previous generation, under the store's lock.
+/// `assetsync rollback`: point an atomic DEST back at its previous generation, under the store's lock,
+/// once that generation is found as its pull left it.
 package enum RollbackCommand {
     package static func run(_ arguments: ParsedArguments, context: CommandContext) throws(ExitStatus) {
         let console = context.console
         let dest = arguments.value("--dest") ?? "."
-        guard GenerationStore.rememberedMode(dest) != nil else {
+        guard let mode = GenerationStore.rememberedMode(dest), !mode.leaving else {
             console.err("Error: --dest \(QuotedValue.quote(dest)) is not an atomic cache directory (no pull --atomic made it one), "
                 + "so it has no generations to go back to.\n")
             throw .invalidInput
@@ -15,9 +16,10 @@ package enum RollbackCommand {
         let store = try AtomicPull.openStore(dest, console: console, checkingFirst: {})
         let lock = try CommandSteps.lock(store.root, arguments, command: "rollback", context: context)
         defer { withExtendedLifetime(lock) {} }
+        try AtomicPull.finishInterruptedSteps(of: store, console: console)
         let previous: String?
         do {
-            previous = try store.rollBack()
+            previous = try store.previous()
         } catch {
             console.err("Error: cannot roll \(store.destPath) back: \(error.description).\n")
             throw ExitStatus(error.kind)
@@ -25,6 +27,21 @@ package enum RollbackCommand {
         guard let previous else {
             console.err("Error: \(store.destPath) has no generation before the current one to go back to.\n")
             throw .invalidInput
+        }
+        let reading = arguments.flags.contains("--verify")
+        let problems = store.problems(of: previous, reading: reading)
+        guard problems.isEmpty else {
+            console.err("Error: \(store.destPath) was not rolled back: \(previous) is not as its pull left it"
+                + (reading ? "" : " (by size and stat, nothing read)") + ": "
+                + problems.joined(separator: "; ") + ". It still shows \(store.current() ?? "the current generation"); "
+                + "pull the manifest you want instead, which reuses what is intact.\n")
+            throw .localIOFailure
+        }
+        do {
+            try store.rollBack(to: previous)
+        } catch {
+            console.err("Error: cannot roll \(store.destPath) back: \(error.description).\n")
+            throw ExitStatus(error.kind)
         }
         console.err("\(store.destPath) now shows \(previous).\n")
     }

@@ -20,12 +20,30 @@ public final class CacheRoot: Sendable {
     static let partialName = "partial"
 
     /// Opens (creating when needed) the resolved cache directory and its `.assetsync/partial/`.
-    public init(resolvedPath: String) throws(CacheError) {
+    public convenience init(resolvedPath: String) throws(CacheError) {
+        try self.init(name: resolvedPath, in: AT_FDCWD, path: resolvedPath, followingLink: true)
+    }
+
+    /// Opens (creating when needed) the directory `name` in `parent` as a cache directory, refusing a
+    /// symlink there (`.linkRefused`) rather than following it: for the directories assetsync names
+    /// itself (the generation store, its generations), where a link can only have been planted.
+    package convenience init(named name: String, in parent: Int32, path: String) throws(CacheError) {
+        try self.init(name: name, in: parent, path: path, followingLink: false)
+    }
+
+    private init(name: String, in parent: Int32, path resolvedPath: String, followingLink: Bool) throws(CacheError) {
         path = resolvedPath
-        createdDirectory = mkdir(resolvedPath, 0o755) == 0
+        createdDirectory = mkdirat(parent, name, 0o755) == 0
         if !createdDirectory, errno != EEXIST { throw .system(SystemError("mkdir", path: resolvedPath)) }
-        let root = open(resolvedPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard root >= 0 else { throw .system(SystemError("open", path: resolvedPath)) }
+        let root = openat(parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLink ? 0 : O_NOFOLLOW))
+        guard root >= 0 else {
+            let code = errno
+            var status = stat()
+            if !followingLink, code == ELOOP || code == ENOTDIR, fstatat(parent, name, &status, AT_SYMLINK_NOFOLLOW) == 0 {
+                throw .linkRefused(path: resolvedPath, by: LocalItem(status).kind)
+            }
+            throw .system(SystemError("open", path: resolvedPath, code: code))
+        }
         var status = stat()
         createdMetadata = fstatat(root, Self.metadataName, &status, AT_SYMLINK_NOFOLLOW) != 0
         do throws(CacheError) {
@@ -152,6 +170,11 @@ public enum CacheError: AssetSyncError, Equatable, CustomStringConvertible {
     case partialChanged(path: String, detail: String)
     /// `DEST/.assetsync` is not a directory (a symlink is never followed there).
     case metadataObstructed(path: String, by: LocalItem.Kind)
+    /// A directory assetsync names itself beside or above DEST (the generation store, a generation)
+    /// is a symlink or another non-directory: never followed.
+    case linkRefused(path: String, by: LocalItem.Kind)
+    /// Every generation number is taken up to the highest one the store counts to.
+    case generationsExhausted(store: String, highest: String)
 
     public var description: String {
         switch self {
@@ -163,6 +186,12 @@ public enum CacheError: AssetSyncError, Equatable, CustomStringConvertible {
         case .metadataObstructed(let path, let kind):
             return "'\(path)' is \(Self.describe(kind)), where assetsync keeps its own directory (it follows no link there); "
                 + "move it away and run again. To keep the cache on another volume, make DEST itself the link"
+        case .linkRefused(let path, let kind):
+            return "'\(path)' is \(Self.describe(kind)), where assetsync keeps a directory of its own (it follows no link there); "
+                + "move it away and run again"
+        case .generationsExhausted(let store, let highest):
+            return "'\(store)/\(highest)' holds the highest generation number assetsync counts to, so the next generation "
+                + "cannot be numbered; remove it (or rename it to a lower number) and run again"
         case .partialInUse(let path):
             return "'\(path)' is being written by another process (a second assetsync that ignored DEST's lock?); "
                 + "it was left alone: run again when that process has finished"

@@ -36,7 +36,7 @@ public enum ExtraRemoval {
             } catch {
                 switch error {
                 case .system(let failure): outcome.failures.append((path, failure))
-                case .obstructed, .metadataObstructed, .partialInUse, .partialChanged: outcome.failures.append((path, SystemError("unlink", path: root.path + "/" + path, code: ENOTDIR)))
+                case .obstructed, .metadataObstructed, .linkRefused, .generationsExhausted, .partialInUse, .partialChanged: outcome.failures.append((path, SystemError("unlink", path: root.path + "/" + path, code: ENOTDIR)))
                 }
             }
         }

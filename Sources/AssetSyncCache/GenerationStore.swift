@@ -16,7 +16,12 @@ import Glibc
 /// DEST.assetsync/recycle/                a generation beyond `--keep` being made into `next/`
 /// DEST.assetsync/spare/                  what remaking it took out (its files at their paths, its
 ///                                        state index), for the pull to reuse; gone once published
+/// DEST.assetsync/retired/                a plain DEST's tree once its first generation is published:
+///                                        what it holds that the generation lacks is carried over
+/// DEST.assetsync/trash/                  a tree being removed (a pruned generation, a dropped build)
 /// ```
+/// Every step that leaves a name behind when killed is finished or undone by the next run under the
+/// store's lock (`finishInterruptedSteps`), so that a kill at any system call costs nothing but time.
 /// Each generation is a whole cache directory with its own `.assetsync/state`: its records name the
 /// inodes of its own files, which are the current generation's (hard links) until a file changes, or,
 /// on a file system with reflinks, clones of them (`clonesFiles`).
@@ -38,14 +43,31 @@ public final class GenerationStore {
     /// a pull going back to them finds them (see `reuseSources`).
     static let spareName = "spare"
     static let generationPrefix = "gen-"
-    /// The temporary name of the symlink that will replace DEST, in the store.
+    /// The temporary name of the symlink that will replace DEST, in the store; after the first
+    /// publish of a plain DEST it names DEST's old tree, until that is renamed `retired`.
     static let linkName = "link.tmp"
+    /// A plain DEST's old tree after its first generation is published (see `retire`).
+    static let retiredName = "retired"
+    /// Where a tree is renamed before it is removed, so that a removal cut short leaves no half
+    /// generation or half build under a name that means something.
+    static let trashName = "trash"
+    /// The highest generation number: `gen-999999999`. Names read from the store are untrusted, so a
+    /// number is parsed strictly and bounded, and one that reaches this stops publishing with an error.
+    static let highestNumber = 999_999_999
     public static let defaultKeep = 2
     /// The generation whose names and inodes the `next/` of the last `prepareBuild` has, if any: the
     /// current one, when `next/` was made of hard links to it (afresh or by recycling); with clones, the
     /// recycled one, when it held the current bytes everywhere and recycling changed nothing. A walk of
     /// that generation stands for a walk of `next/` (see `generationToWalkEarly`).
     public private(set) var buildHasInodesOf: String?
+    /// What DEST's old plain tree still holds after the last `finishInterruptedSteps` or first
+    /// `publish` retired it: paths under `retired/` that could not be carried into the generation.
+    public internal(set) var notCarried: [String] = []
+    /// Why the last `publish` could not retire DEST's old plain tree, which it had already replaced:
+    /// the tree stays, and the next run carries it over.
+    public private(set) var retirementFailure: SystemError?
+    /// Where DEST's old plain tree waits, when it could not all be carried over (`notCarried`).
+    public var retiredPath: String { root.path + "/" + Self.retiredName }
 
     /// What the store records of its mode in `.assetsync/generations`, so that later runs keep it.
     public struct Mode: Equatable, Sendable {
@@ -53,10 +75,14 @@ public final class GenerationStore {
         public var keep: Int
         /// Whether generations are made of clones, as the last build found the file system could.
         public var clonesFiles: Bool
+        /// Whether a switch back to a plain DEST (`makePlain`) started and has not finished: the next
+        /// run finishes it, whatever it was asked, before anything else.
+        public var leaving: Bool
 
-        public init(keep: Int, clonesFiles: Bool = false) {
+        public init(keep: Int, clonesFiles: Bool = false, leaving: Bool = false) {
             self.keep = keep
             self.clonesFiles = clonesFiles
+            self.leaving = leaving
         }
     }
 
@@ -83,16 +109,17 @@ public final class GenerationStore {
     /// it may start while the manifest is still being read, and stands for a walk of `next/` if the
     /// build turns out to have its inodes.
     public static func generationToWalkEarly(of dest: String) -> (name: String, path: String)? {
-        guard case .success(let (parent, name)) = locate(dest), let mode = rememberedMode(dest) else { return nil }
+        guard case .success(let (parent, name)) = locate(dest), let mode = rememberedMode(dest), !mode.leaving else { return nil }
         let store = parent + "/" + name + suffix
+        let fd = openStore(parent: parent, name: name)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
         var status = stat()
-        guard lstat(store + "/" + buildName, &status) != 0, lstat(store + "/" + recycleName, &status) != 0,
+        let unfinished: [String] = [buildName, recycleName, linkName, retiredName]  // the pull resumes or finishes them
+        guard unfinished.allSatisfy({ fstatat(fd, $0, &status, AT_SYMLINK_NOFOLLOW) != 0 }),
               let current = generation(linkedAt: parent + "/" + name, in: AT_FDCWD, destName: name)
         else { return nil }
         guard mode.clonesFiles else { return (current, store + "/" + current) }
-        let fd = open(store, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
         guard let all = try? generations(in: fd, display: store),
               let candidate = recycleCandidate(among: all, current: current, keep: mode.keep) else { return nil }
         return (candidate, store + "/" + candidate)
@@ -101,18 +128,31 @@ public final class GenerationStore {
     /// The mode the store of `dest` records, when DEST is atomic; nil when DEST is plain.
     public static func rememberedMode(_ dest: String) -> Mode? {
         guard case .success(let (parent, name)) = locate(dest) else { return nil }
-        let directory = parent + "/" + name + suffix + "/" + CacheRoot.metadataName
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let store = openStore(parent: parent, name: name)
+        guard store >= 0 else { return nil }
+        defer { close(store) }
+        let fd = openat(store, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        return mode(in: fd, display: directory)
+        return mode(in: fd, display: parent + "/" + name + suffix + "/" + CacheRoot.metadataName)
+    }
+
+    /// The store of DEST `name` in the directory `parent`, opened without following a link at its
+    /// name (a planted `DEST.assetsync` symlink is no store); -1 when it cannot be opened.
+    private static func openStore(parent: String, name: String) -> Int32 {
+        let directory = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { return -1 }
+        defer { close(directory) }
+        return openat(directory, name + suffix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     }
 
     /// The mode recorded in the metadata directory `fd`; nil when there is none.
     private static func mode(in fd: Int32, display: String) -> Mode? {
         guard let bytes = (try? AtomicFile.read(modeFileName, in: fd, limit: 4096, display: display)) ?? nil,
               let fields = KeyValueRecord.decode(String(decoding: bytes, as: UTF8.self)) else { return nil }
-        return Mode(keep: fields["keep"].flatMap { Int($0) }.map { max(1, $0) } ?? defaultKeep, clonesFiles: fields["clones"] == "yes")
+        return Mode(
+            keep: fields["keep"].flatMap { Int($0) }.map { min(max(1, $0), 1000) } ?? defaultKeep, clonesFiles: fields["clones"] == "yes",
+            leaving: fields["leaving"] == "yes")
     }
 
     /// Opens (creating when needed) the store beside `dest`, which may not exist yet.
@@ -126,7 +166,7 @@ public final class GenerationStore {
         parentFD = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard parentFD >= 0 else { throw .system(SystemError("open", path: parent)) }
         do {
-            root = try CacheRoot(resolvedPath: destPath + Self.suffix)
+            root = try CacheRoot(named: destName + Self.suffix, in: parentFD, path: destPath + Self.suffix)
         } catch {
             close(parentFD)
             throw error
@@ -137,7 +177,7 @@ public final class GenerationStore {
 
     /// Records the atomic mode, durably.
     public func remember(_ mode: Mode) throws(SystemError) {
-        let text = KeyValueRecord.encode([("keep", "\(mode.keep)"), ("clones", mode.clonesFiles ? "yes" : "no")])
+        let text = KeyValueRecord.encode([("keep", "\(mode.keep)"), ("clones", mode.clonesFiles ? "yes" : "no"), ("leaving", mode.leaving ? "yes" : nil)])
         try AtomicFile.replace(Self.modeFileName, in: root.metadataFD, stagingIn: root.partialFD, with: Array(text.utf8),
             display: root.path + "/" + CacheRoot.metadataName)
     }
@@ -286,9 +326,10 @@ public final class GenerationStore {
     /// lock; returns its name, or nil when none was.
     private func recycle(keep: Int) throws(SystemError) -> String? {
         guard let candidate = Self.recycleCandidate(among: try generations(), current: current(), keep: keep),
-              let lock = try? CacheLock(root: CacheRoot(resolvedPath: root.path + "/" + candidate), wait: 0) else { return nil }
+              let lock = try? CacheLock(root: CacheRoot(named: candidate, in: root.fd, path: root.path + "/" + candidate), wait: 0)
+        else { return nil }
         return try withExtendedLifetime(lock) { () throws(SystemError) in
-            try DirectoryTree.remove(Self.spareName, in: root.fd, display: root.path)
+            try discard(Self.spareName)
             guard renameat(root.fd, candidate, root.fd, Self.recycleName) == 0 else { throw SystemError("rename", path: root.path + "/" + candidate) }
             return candidate
         }
@@ -349,26 +390,39 @@ public final class GenerationStore {
     /// and DEST's parent synced. A DEST that is still a plain directory trades places with the symlink
     /// in one step, and its tree (every file of which is linked in the generation) is removed.
     /// Returns the generation's name.
-    public func publish(_ build: CacheRoot) throws(SystemError) -> String {
-        try FileDescriptor(build.fd, path: build.path).syncFileSystem()
-        let last = try generations().last.flatMap(Self.number(of:)) ?? 0
-        let name = Self.generationPrefix + String(repeating: "0", count: max(0, 6 - "\(last + 1)".count)) + "\(last + 1)"
-        guard renameat(root.fd, Self.buildName, root.fd, name) == 0 else { throw SystemError("rename", path: root.path + "/" + name) }
-        _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.fd) }
-        try point(at: name)
-        try DirectoryTree.remove(Self.spareName, in: root.fd, display: root.path)
-        return name
+    public func publish(_ build: CacheRoot) throws(CacheError) -> String {
+        retirementFailure = nil
+        // The number comes after every name that reads as one, a generation or not, so the rename never lands on one.
+        let highest: Int
+        do { highest = try DirectoryTree.entries(of: root.fd, display: root.path).compactMap { Self.number(of: $0.name) }.max() ?? 0 } catch {
+            throw .system(error)
+        }
+        guard highest < Self.highestNumber else { throw .generationsExhausted(store: root.path, highest: Self.name(of: highest)) }
+        do throws(SystemError) {
+            try FileDescriptor(build.fd, path: build.path).syncFileSystem()
+            let name = Self.name(of: highest + 1)
+            guard renameat(root.fd, Self.buildName, root.fd, name) == 0 else { throw SystemError("rename", path: root.path + "/" + name) }
+            _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.fd) }
+            try point(at: name)
+            try discard(Self.spareName)
+            return name
+        } catch {
+            throw .system(error)
+        }
     }
 
-    /// Points DEST at the generation before the current one; the generation being built, made from
-    /// the current one, is dropped. Returns the generation now published, or nil when there is none before.
-    public func rollBack() throws(SystemError) -> String? {
-        guard let current = current(), let number = Self.number(of: current),
-              let previous = try generations().last(where: { Self.number(of: $0)! < number }) else { return nil }
-        try DirectoryTree.remove(Self.buildName, in: root.fd, display: root.path)
-        try DirectoryTree.remove(Self.spareName, in: root.fd, display: root.path)
+    /// Points DEST at `previous` (see `previous()`, and `check` for what the caller makes sure of first);
+    /// the generation being built, made from the current one, is dropped.
+    public func rollBack(to previous: String) throws(SystemError) {
+        try discard(Self.buildName)
+        try discard(Self.spareName)
         try point(at: previous)
-        return previous
+    }
+
+    /// The generation before the current one, which `rollBack` would publish; nil when there is none.
+    public func previous() throws(SystemError) -> String? {
+        guard let current = current(), let number = Self.number(of: current) else { return nil }
+        return try generations().last { Self.number(of: $0)! < number }
     }
 
     /// Removes the generations beyond `keep` (the current one and the `keep - 1` before it stay), each
@@ -376,8 +430,8 @@ public final class GenerationStore {
     public func prune(keep: Int) throws(SystemError) -> [String] {
         var removed: [String] = []
         for name in try prunable(keep: keep) {
-            guard let lock = try? CacheLock(root: CacheRoot(resolvedPath: root.path + "/" + name), wait: 0) else { continue }
-            try withExtendedLifetime(lock) { () throws(SystemError) in try DirectoryTree.remove(name, in: root.fd, display: root.path) }
+            guard let lock = try? CacheLock(root: CacheRoot(named: name, in: root.fd, path: root.path + "/" + name), wait: 0) else { continue }
+            try withExtendedLifetime(lock) { () throws(SystemError) in try discard(name) }
             removed.append(name)
         }
         return removed
@@ -393,43 +447,59 @@ public final class GenerationStore {
         return all.filter { Self.number(of: $0)! < number }.dropLast(max(0, keep - 1)) + all.filter { Self.number(of: $0)! > number }
     }
 
-    /// Makes DEST a plain directory again, holding every file of the current generation: the generation
-    /// and the symlink trade places in one step, then the store is removed.
+    /// Makes DEST a plain directory again, holding every file of the current generation: the switch is
+    /// recorded (`leaving`, so that a run after a kill finishes it), the generation and the symlink trade
+    /// places in one step, then the store is emptied and the record removed.
     public func makePlain() throws(SystemError) {
+        let mode = Self.mode(in: root.metadataFD, display: root.path + "/" + CacheRoot.metadataName) ?? Mode(keep: Self.defaultKeep)
+        if !mode.leaving { try remember(Mode(keep: mode.keep, clonesFiles: mode.clonesFiles, leaving: true)) }
         if let current = current() {
             try DirectoryTree.exchange(current, in: root.fd, with: destName, in: parentFD, display: destPath)
             _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
         }
-        for entry in try DirectoryTree.entries(of: root.fd, display: root.path) where entry.name != CacheRoot.metadataName {
+        // What DEST's old plain tree kept back (`notCarried`) stays for the user.
+        for entry in try DirectoryTree.entries(of: root.fd, display: root.path) where ![CacheRoot.metadataName, Self.retiredName].contains(entry.name) {
             try DirectoryTree.remove(entry.name, in: root.fd, display: root.path)
         }
         unlinkat(root.metadataFD, Self.modeFileName, 0)
         _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.metadataFD) }
     }
 
+    /// Opens `next/`, which `prepareBuild` made, as the run's cache directory (never through a link).
+    public func openBuild() throws(CacheError) -> CacheRoot {
+        try CacheRoot(named: Self.buildName, in: root.fd, path: root.path + "/" + Self.buildName)
+    }
+
     /// Replaces DEST by a symlink to `generation` in one rename (one exchange when DEST is a directory),
     /// then syncs DEST's parent.
     private func point(at generation: String) throws(SystemError) {
-        unlinkat(root.fd, Self.linkName, 0)
+        try removeLink()
         guard symlinkat(destName + Self.suffix + "/" + generation, root.fd, Self.linkName) == 0 else {
             throw SystemError("symlink", path: root.path + "/" + Self.linkName)
         }
-        var status = stat()
-        if fstatat(parentFD, destName, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFDIR {
+        if destIsPlain {
             try DirectoryTree.exchange(Self.linkName, in: root.fd, with: destName, in: parentFD, display: destPath)
             _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
-            try DirectoryTree.remove(Self.linkName, in: root.fd, display: root.path)
+            // Published: a failure from here on is told, and the next run retires the tree again.
+            do { try retireOldTree() } catch { retirementFailure = error }
             return
         }
         guard renameat(root.fd, Self.linkName, parentFD, destName) == 0 else { throw SystemError("rename", path: destPath) }
         _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
     }
 
-    /// The number of `gen-NNNNNN`, or nil for any other name.
+    /// The number of a generation's name as `name(of:)` writes it (`gen-` and six to nine ASCII digits,
+    /// zero-padded to six and no further, at most `highestNumber`), or nil for any other name.
     static func number(of name: String) -> Int? {
-        guard name.hasPrefix(generationPrefix) else { return nil }
-        let digits = name.dropFirst(generationPrefix.count)
-        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return nil }
-        return Int(digits)
+        let digits = name.utf8.dropFirst(generationPrefix.utf8.count)
+        guard name.hasPrefix(generationPrefix), (6...9).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }),
+              digits.count == 6 || digits.first != 0x30 else { return nil }
+        return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+    }
+
+    /// The name of generation `number` (1 to `highestNumber`): `gen-000007`.
+    static func name(of number: Int) -> String {
+        let digits = String(number)
+        return generationPrefix + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 }

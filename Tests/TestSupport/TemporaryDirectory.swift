@@ -5,8 +5,9 @@ public import Foundation
 public final class TemporaryDirectory {
     public let url: URL
 
-    public init() throws {
-        var template = Array((URL(fileURLWithPath: NSTemporaryDirectory()).standardizedFileURL.path + "/assetsync-test-XXXXXX").utf8CString)
+    /// A fresh directory under `parent`, by default the system's temporary directory (`TMPDIR`).
+    public init(in parent: String = NSTemporaryDirectory()) throws {
+        var template = Array((URL(fileURLWithPath: parent).standardizedFileURL.path + "/assetsync-test-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
         url = URL(fileURLWithPath: String(cString: made))
     }

@@ -1,0 +1,78 @@
+public import AssetSyncSystem
+import Glibc
+
+/// The steps of the store that leave a name behind when a run is killed in them, and how the next
+/// run, holding the store's lock, finishes or undoes each: the temporary link, a plain DEST's old
+/// tree, a tree half removed.
+extension GenerationStore {
+    /// Finishes what a run killed under the store's lock left: a `link.tmp` symlink is removed; a
+    /// `link.tmp` directory or `retired/` (DEST's old plain tree, after its first generation was
+    /// published) is retired into the current generation; `trash/` is emptied. Run before anything
+    /// else once the lock is held; `notCarried` then names what the old tree still holds.
+    public func finishInterruptedSteps() throws(SystemError) {
+        try retireOldTree()
+        try removeLink()
+        try DirectoryTree.remove(Self.trashName, in: root.fd, display: root.path)
+    }
+
+    /// Removes `link.tmp` when it is a symlink (made for a publish that did not happen); a directory
+    /// there is DEST's old tree, which `retireOldTree` takes.
+    func removeLink() throws(SystemError) {
+        guard let kind = kind(of: Self.linkName) else { return }
+        if kind == S_IFDIR { return try retireOldTree() }
+        if unlinkat(root.fd, Self.linkName, 0) != 0, errno != ENOENT { throw SystemError("unlink", path: root.path + "/" + Self.linkName) }
+    }
+
+    /// Retires DEST's old plain tree once a generation is published in its place (the exchange left
+    /// it at `link.tmp`, renamed `retired/` here): whatever it holds that the current generation
+    /// lacks is carried over, so that a file written into DEST while its first atomic pull ran is
+    /// never lost, and the rest is removed. What cannot be carried (a directory of the generation
+    /// has the name of a file of the tree, or the reverse) stays in `retired/`, named in `notCarried`.
+    func retireOldTree() throws(SystemError) {
+        notCarried = []
+        if kind(of: Self.linkName) == S_IFDIR {
+            if kind(of: Self.retiredName) != nil { try carryRetired() }
+            guard renameat(root.fd, Self.linkName, root.fd, Self.retiredName) == 0 else {
+                throw SystemError("rename", path: root.path + "/" + Self.linkName)
+            }
+            _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.fd) }
+        }
+        if kind(of: Self.retiredName) != nil { try carryRetired() }
+    }
+
+    private func carryRetired() throws(SystemError) {
+        guard let current = current() else { return }  // DEST is no generation (yet): the tree waits
+        let display = root.path + "/" + Self.retiredName
+        let old = openat(root.fd, Self.retiredName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard old >= 0 else { throw SystemError("open", path: display) }
+        defer { close(old) }
+        let generation = openat(root.fd, current, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard generation >= 0 else { throw SystemError("open", path: root.path + "/" + current) }
+        defer { close(generation) }
+        let managed = Set((StateIndex.saved(inCache: generation, display: root.path + "/" + current) ?? StateIndex()).entries.map(\.path))
+        var retired = RetiredTree(managed: managed, display: display, generationDisplay: root.path + "/" + current)
+        try DirectoryTree.remove(CacheRoot.metadataName, in: old, display: display)
+        try retired.carry(from: old, into: generation, relativePath: "")
+        notCarried = retired.notCarried
+        if notCarried.isEmpty, unlinkat(root.fd, Self.retiredName, AT_REMOVEDIR) != 0, errno != ENOENT {
+            throw SystemError("rmdir", path: display)
+        }
+    }
+
+    /// Removes the tree `name` of the store (a pruned generation, a dropped build, the spare tree) by
+    /// renaming it into `trash/` first: a removal cut short leaves no half tree under its own name.
+    func discard(_ name: String) throws(SystemError) {
+        guard kind(of: name) != nil else { return }
+        let trash = try DirectoryTree.openMaking([Self.trashName], in: root.fd, display: root.path)
+        defer { close(trash) }
+        try DirectoryTree.remove(name, in: trash, display: root.path + "/" + Self.trashName)
+        guard renameat(root.fd, name, trash, name) == 0 else { throw SystemError("rename", path: root.path + "/" + name) }
+        try DirectoryTree.remove(Self.trashName, in: root.fd, display: root.path)
+    }
+
+    /// The file type (`S_IFDIR`, `S_IFLNK`, ...) of `name` in the store, never following it; nil when absent.
+    func kind(of name: String) -> mode_t? {
+        var status = stat()
+        return fstatat(root.fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0 ? status.st_mode & S_IFMT : nil
+    }
+}
