@@ -126,6 +126,59 @@ import TestSupport
         #expect(try store.generations().isEmpty)
     }
 
+    /// Retiring a plain DEST's tree into its first generation: what appeared or was replaced after the
+    /// build is carried over, what the generation has is dropped, and a clash of kinds stays in
+    /// `retired/`, named, until the user moves it; the next run carries it then.
+    @Test func aPlainDestsOldTreeIsCarriedIntoItsFirstGeneration() throws {
+        let directory = try TemporaryDirectory()
+        let dest = directory.path + "/dest"
+        try Self.write("mine", to: dest + "/mine.txt")
+        try Self.write("old extra", to: dest + "/extra.txt")
+        let store = try GenerationStore(dest: dest)
+        let next = try store.prepareBuild(keep: 2)
+        #expect(Self.inode(next + "/mine.txt") == Self.inode(dest + "/mine.txt"))
+        // After the build, in the plain DEST: a new file, a new directory, an extra replaced, and a
+        // file where the generation will have a directory.
+        try Self.write("new", to: dest + "/new.txt")
+        try Self.write("deep", to: dest + "/d1/d2/deep.txt")
+        unlink(dest + "/extra.txt")
+        try Self.write("new extra", to: dest + "/extra.txt")
+        try Self.write("a file", to: dest + "/clash")
+        try Self.write("the pull's", to: next + "/clash/inside.bin")
+        #expect(try store.publish(try CacheRoot(resolvedPath: next)) == "gen-000001")
+        #expect(store.retirementFailure == nil)
+        #expect(Self.read(dest + "/mine.txt") == "mine" && Self.read(dest + "/new.txt") == "new")
+        #expect(Self.read(dest + "/d1/d2/deep.txt") == "deep" && Self.read(dest + "/extra.txt") == "new extra")
+        #expect(Self.read(dest + "/clash/inside.bin") == "the pull's")
+        #expect(store.notCarried == ["clash"])
+        #expect(Self.read(dest + ".assetsync/retired/clash") == "a file")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dest + ".assetsync/retired") == ["clash"])
+        // Still there on the next run, until the user clears the way.
+        try store.finishInterruptedSteps()
+        #expect(store.notCarried == ["clash"])
+        try FileManager.default.removeItem(atPath: dest + "/clash")
+        try store.finishInterruptedSteps()
+        #expect(store.notCarried.isEmpty)
+        #expect(Self.read(dest + "/clash") == "a file")
+        #expect(!Self.exists(dest + ".assetsync/retired"))
+    }
+
+    /// A switch to plain cut short is recorded (`leaving`), and finishing it twice is finishing it once.
+    @Test func goingPlainIsRecordedUntilItIsDone() throws {
+        let directory = try TemporaryDirectory()
+        let dest = directory.path + "/dest"
+        let store = try GenerationStore(dest: dest)
+        try store.remember(GenerationStore.Mode(keep: 3))
+        try Self.publish(store, keep: 3, ["a": "1"])
+        try store.remember(GenerationStore.Mode(keep: 3, leaving: true))
+        #expect(GenerationStore.rememberedMode(dest)?.leaving == true)
+        #expect(GenerationStore.generationToWalkEarly(of: dest) == nil, "no early walk of a store being left")
+        try store.makePlain()
+        try store.makePlain()
+        #expect(Self.read(dest + "/a") == "1")
+        #expect(GenerationStore.rememberedMode(dest) == nil)
+    }
+
     /// What a pull may walk before it holds the lock: the published generation of an atomic DEST (its
     /// mode records no clones), only while no interrupted build is left to resume
     /// (whose `next/` holds more than that generation's names); and the build says whether it stands.

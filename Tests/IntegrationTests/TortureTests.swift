@@ -145,28 +145,9 @@ import TestSupport
         /// loader's and the runtime's) and the most calls any thread makes, from one traced healthy run.
         func baseline() throws -> [String: (before: Int, most: Int)] {
             try reset()
-            let scratch = try TemporaryDirectory()
-            let log = scratch.path + "/strace.log"
-            let names = TortureTests.targets.map(\.syscall)
-            let result = try run(scenario.arguments, prefix: [TortureTests.strace, "-f", "-qq", "-s", "0", "-o", log, "-e", "trace=" + names.joined(separator: ",")])
-            try #require(result.status == 0, "\(result.stderr)")
-            var main: Int32?
-            var started = false
-            var before: [String: Int] = [:]
-            var perThread: [String: [Int32: Int]] = [:]
-            for line in try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n") {
-                let fields = line.split(separator: " ", maxSplits: 1)  // "  PID   name(arguments) = result"
-                guard fields.count == 2, let pid = Int32(fields[0]),
-                      let name = fields[1].drop(while: { $0 == " " }).split(separator: "(", maxSplits: 1).first.map(String.init),
-                      names.contains(name)
-                else { continue }
-                if main == nil { main = pid }
-                if line.contains(sandbox.root.path) { started = true }
-                if pid == main && !started { before[name, default: 0] += 1 }
-                perThread[name, default: [:]][pid, default: 0] += 1
+            return try TortureTests.callCounts(of: TortureTests.targets.map(\.syscall), sandbox: sandbox.root.path) { prefix in
+                try run(scenario.arguments, prefix: prefix)
             }
-            try #require(started, "the baseline made no call on \(sandbox.root.path)")
-            return Dictionary(uniqueKeysWithValues: names.map { ($0, (before[$0] ?? 0, perThread[$0]?.values.max() ?? 0)) })
         }
 
         /// Runs one case (`syscall`'s Kth call broken by `fault`), then a healthy rerun and `verify`; returns
@@ -211,6 +192,35 @@ import TestSupport
         let pull = try run(["pull"])
         let requests = nginx.settledAccessLog().map { RunInvariants.Request($0) }
         return (invariants.checkRerun(pull: pull, verify: try run(["verify"])) + invariants.checkRequests(requests, holdings: holdings), requests)
+    }
+
+    /// For each of `names`, the calls the main thread makes before its first call on `sandbox` (the
+    /// loader's and the runtime's) and the most calls any thread makes, from one healthy run traced by
+    /// `run` with the strace prefix it is given.
+    static func callCounts(
+        of names: [String], sandbox: String, run: (_ prefix: [String]) throws -> RunResult
+    ) throws -> [String: (before: Int, most: Int)] {
+        let scratch = try TemporaryDirectory()
+        let log = scratch.path + "/strace.log"
+        let result = try run([strace, "-f", "-qq", "-s", "0", "-o", log, "-e", "trace=" + names.joined(separator: ",")])
+        try #require(result.status == 0, "\(result.stderr)")
+        var main: Int32?
+        var started = false
+        var before: [String: Int] = [:]
+        var perThread: [String: [Int32: Int]] = [:]
+        for line in try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n") {
+            let fields = line.split(separator: " ", maxSplits: 1)  // "  PID   name(arguments) = result"
+            guard fields.count == 2, let pid = Int32(fields[0]),
+                  let name = fields[1].drop(while: { $0 == " " }).split(separator: "(", maxSplits: 1).first.map(String.init),
+                  names.contains(name)
+            else { continue }
+            if main == nil { main = pid }
+            if line.contains(sandbox) { started = true }
+            if pid == main && !started { before[name, default: 0] += 1 }
+            perThread[name, default: [:]][pid, default: 0] += 1
+        }
+        try #require(started, "the baseline made no call on \(sandbox)")
+        return Dictionary(uniqueKeysWithValues: names.map { ($0, (before[$0] ?? 0, perThread[$0]?.values.max() ?? 0)) })
     }
 
     /// What the dynamic loader prints when it cannot load a library.
