@@ -1,6 +1,6 @@
 @testable import AssetSyncCLI
 import AssetSyncModel
-import AssetSyncTrust
+@testable import AssetSyncTrust
 import Foundation
 import Testing
 import TestSupport
@@ -91,6 +91,43 @@ import TestSupport
         #expect(keys.map(\.id.description) == ["AD216FE6C785E49F", "BEED6A1494362DA2"])
         #expect(throws: MinisignFormatError.self) { try MinisignPublicKey.keys(inFile: "untrusted comment: nothing\n") }
         #expect(throws: MinisignFormatError.self) { try MinisignPublicKey.keys(inFile: "RWQ=\n") }
+    }
+
+    /// A secret key made from a seed of 32 `seed` bytes under the key id `id`, read from the file
+    /// `minisign -G -W` would write for it: ids are random, so two keys may share one.
+    static func generatedKey(seed: UInt8, id: MinisignKeyID) throws -> MinisignSecretKey {
+        let seedBytes = [UInt8](repeating: seed, count: 32)
+        let secret = seedBytes + Sodium.publicKey(ofSecret: seedBytes)
+        let zeros = { (count: Int) in [UInt8](repeating: 0, count: count) }
+        // Algorithm, no key derivation, checksum algorithm, salt and scrypt limits, id, key, checksum (none).
+        let bytes = MinisignPublicKey.algorithm + zeros(2) + Array("B2".utf8) + zeros(32 + 8 + 8) + id.bytes + secret + zeros(32)
+        return try MinisignSecretKey(fileText: "untrusted comment: test key\n" + Base64.encode(bytes) + "\n")
+    }
+
+    @Test func everyTrustedKeyWithTheSignaturesKeyIDIsTried() throws {
+        let id = MinisignKeyID(Array(1...8))
+        let first = try Self.generatedKey(seed: 1, id: id)
+        let second = try Self.generatedKey(seed: 2, id: id)
+        let neither = try Self.generatedKey(seed: 3, id: id)
+        #expect(first.publicKey != second.publicKey && first.publicKey.id == second.publicKey.id)
+        func signature(by key: MinisignSecretKey) -> MinisignSignature {
+            Self.manifest.withUnsafeBytes { MinisignSignature(signing: $0, with: key, trustedComment: "assetsync version=4", untrustedComment: "test") }
+        }
+        func checked(_ signature: MinisignSignature, keys: [MinisignPublicKey]) throws -> SignatureCheck.Accepted {
+            try Self.manifest.withUnsafeBytes { bytes in
+                try SignatureCheck(keys: keys).check(bytes, signatureFile: signature.file, now: 1_790_000_000)
+            }
+        }
+        for keys in [[first.publicKey, second.publicKey], [second.publicKey, first.publicKey]] {
+            for signer in [first, second] {
+                #expect(try checked(signature(by: signer), keys: keys) == SignatureCheck.Accepted(keyID: id, comment: TrustedComment(version: 4, expires: nil)))
+            }
+            #expect(throws: TrustRefusal(.badSignature, keyID: id)) { try checked(signature(by: neither), keys: keys) }
+            // One key's signature over the bytes with the other's over the comment: each key must have made both.
+            var mixed = signature(by: second)
+            mixed.globalSignature = (mixed.signature + mixed.trustedComment).withUnsafeBytes { first.sign($0) }
+            #expect(throws: TrustRefusal(.badTrustedComment, keyID: id)) { try checked(mixed, keys: keys) }
+        }
     }
 
     @Test func aGoodSignatureIsAccepted() throws {

@@ -192,6 +192,38 @@ import TestSupport
         #expect(trustingBoth.status == 0, "\(trustingBoth.stderr)")
     }
 
+    /// Key ids are random names, not proofs: with two trusted keys of one id in one file, a signature by
+    /// the second is accepted. The second key here is the other fixture key under the first one's id.
+    @Test func aSignatureByTheSecondOfTwoTrustedKeysWithOneKeyIDIsAccepted() throws {
+        let (sandbox, nginx, manifest) = try Self.served { try NginxServer(root: $0) }
+        defer { nginx.stop() }
+        let keys = try TemporaryDirectory()
+        func lines(_ fixture: String) throws -> [String] {
+            try String(contentsOfFile: Self.fixture(fixture), encoding: .utf8).split(separator: "\n").map(String.init)
+        }
+        func base64(_ line: String) throws -> [UInt8] { try [UInt8](#require(Data(base64Encoded: line))) }
+        let id = try base64(lines("signing-test.pub")[1])[2..<10]
+        // Public key: "Ed", id, key. Secret key (unencrypted): id at 54, checksum at 126 (zero: none, as minisign 0.11 writes).
+        var publicKey = try base64(lines("signing-other.pub")[1])
+        publicKey.replaceSubrange(2..<10, with: id)
+        var secretKey = try base64(lines("signing-other.key")[1])
+        secretKey.replaceSubrange(54..<62, with: id)
+        secretKey.replaceSubrange(126..<158, with: [UInt8](repeating: 0, count: 32))
+        try "untrusted comment: other key under the test key's id\n\(Data(secretKey).base64EncodedString())\n"
+            .write(toFile: keys.path + "/same-id.key", atomically: true, encoding: .utf8)
+        let both = try String(contentsOfFile: Self.fixture("signing-test.pub"), encoding: .utf8)
+            + "untrusted comment: other key under the test key's id\n\(Data(publicKey).base64EncodedString())\n"
+        try both.write(toFile: keys.path + "/both.pub", atomically: true, encoding: .utf8)
+        let signed = try AssetSyncBinary.run(["sign", manifest, "--key", keys.path + "/same-id.key", "--version", "3"])
+        try #require(signed.status == 0 && signed.stderr.contains("signed by key AD216FE6C785E49F"), "\(signed.stderr)")
+        let result = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest, "--trusted-key", keys.path + "/both.pub"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try sandbox.cached() == sandbox.expected)
+        // Trusting the first key alone, the same signature is refused.
+        let firstOnly = try AssetSyncBinary.run(["plan", manifest, "--dest", sandbox.dest] + Self.trusted)
+        #expect(firstOnly.status == 5 && firstOnly.stderr.contains("its signature by key AD216FE6C785E49F does not match its bytes"), "\(firstOnly.stderr)")
+    }
+
     @Test func keysAndOptionsThatCannotWorkAreUsageErrors() throws {
         let sandbox = try Sandbox()
         let manifest = try sandbox.manifest(base: "http://127.0.0.1:9/")
