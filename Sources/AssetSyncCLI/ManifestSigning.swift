@@ -79,9 +79,10 @@ struct ManifestSigning {
 
     /// Signs `bytes`, the manifest at `path`, and writes the signature to `path.minisig`.
     func sign(_ bytes: UnsafeRawBufferPointer, of path: String, console: Console) throws(ExitStatus) {
+        var named = comment
+        named.file = String(PathName.split(path).name)
         let signature = MinisignSignature(
-            signing: bytes, with: key, trustedComment: comment.text(file: String(PathName.split(path).name)),
-            untrustedComment: "signature from assetsync secret key")
+            signing: bytes, with: key, trustedComment: named.text, untrustedComment: "signature from assetsync secret key")
         let output = path + ".minisig"
         do {
             try AtomicFile.write(String(decoding: signature.file, as: UTF8.self), to: output)

@@ -192,6 +192,24 @@ import TestSupport
         #expect(trustingBoth.status == 0, "\(trustingBoth.stderr)")
     }
 
+    /// A manifest whose name holds a space and a field of the trusted comment: the name is encoded in
+    /// the comment, so it neither expires the signature nor changes its version.
+    @Test(arguments: ["m expires=2001-01-01T00:00:00Z", "game version=2.json"])
+    func aManifestNamedLikeATrustedCommentFieldIsPulled(_ name: String) throws {
+        let (sandbox, nginx, _) = try Self.served { try NginxServer(root: $0) }
+        defer { nginx.stop() }
+        let manifest = try sandbox.writeManifest(sandbox.files, base: nginx.baseURL, name: name)
+        try Self.sign(manifest, version: 10)
+        let signature = try String(contentsOfFile: manifest + ".minisig", encoding: .utf8)
+        let encoded = name.replacingOccurrences(of: " ", with: "%20").replacingOccurrences(of: "=", with: "%3D")
+        #expect(signature.contains("\ntrusted comment: assetsync version=10 file=\(encoded)\n"), "\(signature)")
+        let result = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest] + Self.trusted)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try sandbox.cached() == sandbox.expected)
+        let record = try String(contentsOfFile: sandbox.dest + "/.assetsync/accepted-version", encoding: .utf8)
+        #expect(record.contains("version 10\n"), "\(record)")
+    }
+
     /// Key ids are random names, not proofs: with two trusted keys of one id in one file, a signature by
     /// the second is accepted. The second key here is the other fixture key under the first one's id.
     @Test func aSignatureByTheSecondOfTwoTrustedKeysWithOneKeyIDIsAccepted() throws {
