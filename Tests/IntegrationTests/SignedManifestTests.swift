@@ -192,6 +192,66 @@ import TestSupport
         #expect(trustingBoth.status == 0, "\(trustingBoth.stderr)")
     }
 
+    /// A FIFO where the signature should be: read without blocking and refused as no signature at once,
+    /// rather than waiting for ever for a writer. The run is killed after 30 s, which fails the test.
+    @Test func aFIFOAtTheSignaturesNameIsRefusedAtOnceAsNoSignature() throws {
+        let (sandbox, nginx, manifest) = try Self.served { try NginxServer(root: $0) }
+        defer { nginx.stop() }
+        try #require(mkfifo(manifest + ".minisig", 0o600) == 0)
+        let result = try AssetSyncBinary.start(["pull", manifest, "--dest", sandbox.dest, "--json"] + Self.trusted).wait(timeout: 30)
+        #expect(result.signal == nil, "killed after 30 s: the read of the FIFO blocked")
+        #expect(result.status == 5, "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix(
+                "Error: the manifest \(manifest) is not trustworthy: it has no signature: \(manifest).minisig is a FIFO (named pipe), "
+                    + "not a regular file. No file was downloaded or changed. Put the signature file itself there"),
+            "\(result.stderr)")
+        #expect(try Self.event(result)["reason"] as? String == "missing")
+        #expect(nginx.settledAccessLog().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dest), "DEST was created")
+    }
+
+    /// A remote signature is read from its copy under `.assetsync/` like the local one: a FIFO planted
+    /// there is replaced by the fetch, never read, and a signature longer than one can be is refused.
+    @Test func aRemoteSignaturesCopyIsReadBoundedAndNeverBlocks() throws {
+        let (sandbox, nginx, _) = try Self.served { try NginxServer(root: $0) }
+        defer { nginx.stop() }
+        try sandbox.serveManifest(base: nginx.baseURL)
+        let served = sandbox.served.path + "/" + Sandbox.manifestName
+        try Self.sign(served, version: 4)
+        let url = nginx.url(Sandbox.manifestName)
+        #expect(try AssetSyncBinary.run(["pull", url, "--dest", sandbox.dest] + Self.trusted).status == 0)
+        let copy = sandbox.dest + "/.assetsync/manifest.minisig"
+        try FileManager.default.removeItem(atPath: copy)
+        try #require(mkfifo(copy, 0o600) == 0)
+        let again = try AssetSyncBinary.start(["pull", url, "--dest", sandbox.dest] + Self.trusted).wait(timeout: 30)
+        #expect(again.signal == nil && again.status == 0, "\(again.stderr)")
+        try Data(repeating: UInt8(ascii: "A"), count: 20_000).write(to: URL(fileURLWithPath: served + ".minisig"))
+        let oversized = try AssetSyncBinary.run(["verify", url, "--dest", sandbox.dest] + Self.trusted)
+        #expect(oversized.status == 5, "\(oversized.stderr)")
+        #expect(oversized.stderr.contains("its signature file is not minisign's format: it is larger than 16384 bytes"), "\(oversized.stderr)")
+    }
+
+    /// A FIFO given as a key file (`--trusted-key`, or the secret key of `sign`): a usage error that says
+    /// what it is, at once. Each run is killed after 30 s, which fails the test.
+    @Test func aFIFOGivenAsAKeyFileIsAUsageErrorAtOnce() throws {
+        let sandbox = try Sandbox()
+        let manifest = try sandbox.manifest(base: "http://127.0.0.1:9/")
+        let fifo = sandbox.root.path + "/key"
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let trusting = try AssetSyncBinary.start(["plan", manifest, "--dest", sandbox.dest, "--trusted-key", fifo]).wait(timeout: 30)
+        #expect(trusting.signal == nil && trusting.status == 2, "\(trusting.stderr)")
+        #expect(
+            trusting.stderr.hasPrefix("Error: '--trusted-key' file \"\(fifo)\" is a FIFO (named pipe), not a regular file: save the public key in a file"),
+            "\(trusting.stderr)")
+        let signing = try AssetSyncBinary.start(["sign", manifest, "--key", fifo, "--version", "1"]).wait(timeout: 30)
+        #expect(signing.signal == nil && signing.status == 2, "\(signing.stderr)")
+        #expect(
+            signing.stderr.hasPrefix("Error: the secret key \"\(fifo)\" is a FIFO (named pipe), not a regular file: keep the key in a file"),
+            "\(signing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: manifest + ".minisig"))
+    }
+
     /// A manifest whose name holds a space and a field of the trusted comment: the name is encoded in
     /// the comment, so it neither expires the signature nor changes its version.
     @Test(arguments: ["m expires=2001-01-01T00:00:00Z", "game version=2.json"])
