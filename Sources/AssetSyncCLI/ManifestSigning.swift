@@ -46,17 +46,12 @@ struct ManifestSigning {
         } catch {
             throw CommandLineTool.usageFailure(error, console: console)
         }
+        let text = String(decoding: try secretKeyFile(keyPath, console: console), as: UTF8.self)
         let key: MinisignSecretKey
         do {
-            guard let memory = try MemoryFile.read(path: keyPath, limit: 4096) else {
-                throw MinisignFormatError("it is too large to be a minisign secret key")
-            }
-            key = try MinisignSecretKey(fileText: String(decoding: memory.bytes, as: UTF8.self)) {
+            key = try MinisignSecretKey(fileText: text) {
                 PasswordPrompt.ask("Password for the secret key \(QuotedValue.quote(keyPath)): ")
             }
-        } catch let error as SystemError {
-            console.err("Error: cannot read the secret key \(QuotedValue.quote(keyPath)): \(error.reason).\n")
-            throw .invalidInput
         } catch {
             console.err("Error: the secret key \(QuotedValue.quote(keyPath)): \(error).\n")
             throw .invalidInput
@@ -65,6 +60,33 @@ struct ManifestSigning {
             console.err("Warning: --expires \(UTCTime.format(expires)) is already past: the signature will be refused.\n")
         }
         return ManifestSigning(key: key, comment: TrustedComment(version: version, expires: expires))
+    }
+
+    /// The most bytes a secret key file may have: minisign's is two lines, under 300 bytes.
+    static let secretKeyFileSizeLimit = 4096
+
+    /// The bytes of the secret key file at `path`, read as every file under `.assetsync/` is (never blocking,
+    /// a regular file only, bounded; a link to one is followed); anything else is told and is exit status 2.
+    private static func secretKeyFile(_ path: String, console: Console) throws(ExitStatus) -> [UInt8] {
+        let read: RegularFileRead
+        do {
+            read = try RegularFileRead.read(path, limit: secretKeyFileSizeLimit, followingLinks: true, display: path)
+        } catch {
+            console.err("Error: cannot read the secret key \(QuotedValue.quote(path)): \(error.reason).\n")
+            throw .invalidInput
+        }
+        switch read {
+        case .bytes(let bytes):
+            return bytes
+        case .notRead(let reason):
+            let remedy = if case .notRegular = reason {
+                "keep the key in a file only the signing account can read, and pass that (a pipe, a device or a directory is never read)"
+            } else {
+                "pass the secret key's own file (the .key that 'minisign -G' writes)"
+            }
+            console.err("Error: the secret key \(QuotedValue.quote(path)) \(reason.words): \(remedy).\n")
+            throw .invalidInput
+        }
     }
 
     /// `text` as an instant: a UTC time, or a span from `now` in days (`30d`), hours (`12h`) or minutes (`45m`).
@@ -79,9 +101,10 @@ struct ManifestSigning {
 
     /// Signs `bytes`, the manifest at `path`, and writes the signature to `path.minisig`.
     func sign(_ bytes: UnsafeRawBufferPointer, of path: String, console: Console) throws(ExitStatus) {
+        var named = comment
+        named.file = String(PathName.split(path).name)
         let signature = MinisignSignature(
-            signing: bytes, with: key, trustedComment: comment.text(file: String(PathName.split(path).name)),
-            untrustedComment: "signature from assetsync secret key")
+            signing: bytes, with: key, trustedComment: named.text, untrustedComment: "signature from assetsync secret key")
         let output = path + ".minisig"
         do {
             try AtomicFile.write(String(decoding: signature.file, as: UTF8.self), to: output)

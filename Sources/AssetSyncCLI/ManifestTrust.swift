@@ -41,11 +41,9 @@ package struct ManifestTrust {
                 throw UsageError(message: "'--trusted-key' needs a manifest file or URL: standard input has no signature beside it", command: command)
             }
             for file in files {
-                guard let memory = try? MemoryFile.read(path: file, limit: 1 << 20) else {
-                    throw UsageError(message: "'--trusted-key' file \(QuotedValue.quote(file)) cannot be read", command: command)
-                }
+                let text = String(decoding: try keyFile(file, command: command), as: UTF8.self)
                 do {
-                    keys += try MinisignPublicKey.keys(inFile: String(decoding: memory.bytes, as: UTF8.self))
+                    keys += try MinisignPublicKey.keys(inFile: text)
                 } catch {
                     throw UsageError(message: "'--trusted-key' file \(QuotedValue.quote(file)): \(error.description)", command: command)
                 }
@@ -56,10 +54,35 @@ package struct ManifestTrust {
         return ManifestTrust(check: SignatureCheck(keys: keys), json: arguments.flags.contains("--json"), console: console)
     }
 
+    /// The most bytes a `--trusted-key` file may have: thousands of keys.
+    static let keyFileSizeLimit = 1 << 20
+
+    /// The bytes of the key file `file`, read as every file under `.assetsync/` is (never blocking, a regular
+    /// file only, bounded); a link to one is followed. Anything else is a usage error that says what is there.
+    private static func keyFile(_ file: String, command: String) throws(UsageError) -> [UInt8] {
+        let read: RegularFileRead
+        do {
+            read = try RegularFileRead.read(file, limit: keyFileSizeLimit, followingLinks: true, display: file)
+        } catch {
+            throw UsageError(message: "'--trusted-key' file \(QuotedValue.quote(file)) cannot be read: \(error.reason)", command: command)
+        }
+        switch read {
+        case .bytes(let bytes):
+            return bytes
+        case .notRead(let reason):
+            let remedy = if case .notRegular = reason {
+                "save the public key in a file and pass that (a pipe, a process substitution, a device or a directory is never read)"
+            } else {
+                "pass the public key's own file (the .pub that 'minisign -G' writes)"
+            }
+            throw UsageError(message: "'--trusted-key' file \(QuotedValue.quote(file)) \(reason.words): \(remedy)", command: command)
+        }
+    }
+
     /// Reads the local manifest at `path` once, checks those bytes against `path.minisig`, and reads the
     /// manifest from the same bytes.
     package func admit(localManifest path: String) throws(ExitStatus) -> Admitted {
-        try admit(manifestAt: path, signatureAt: path + ".minisig", displayName: path)
+        try admit(manifestAt: path, signatureAt: path + ".minisig", displayName: path, followingLinks: true)
     }
 
     /// Fetches the manifest at `url` and its signature at `url.minisig` under the same rules (into the
@@ -70,7 +93,7 @@ package struct ManifestTrust {
                 Self.signatureURL(of: url), file: ManifestCopy.signatureName, what: "the manifest's signature", cache: root, options: options,
                 context: context, whenMissing: { refuse(TrustRefusal(.missing), manifest: url) }
             ) { signaturePath throws(ExitStatus) in
-                try admit(manifestAt: manifestPath, signatureAt: signaturePath, displayName: url)
+                try admit(manifestAt: manifestPath, signatureAt: signaturePath, displayName: url, followingLinks: false)
             }
         }
     }
@@ -126,9 +149,11 @@ package struct ManifestTrust {
         }
     }
 
-    private func admit(manifestAt path: String, signatureAt signaturePath: String, displayName: String) throws(ExitStatus) -> Admitted {
+    /// Checks the manifest at `path` against the signature at `signaturePath`, where a link is followed
+    /// only with `followingLinks` (never for the copy under `.assetsync/`).
+    private func admit(manifestAt path: String, signatureAt signaturePath: String, displayName: String, followingLinks: Bool) throws(ExitStatus) -> Admitted {
         let memory = try CommandSteps.readOnce(path, displayName: displayName, console: console)
-        let signature = try signatureFile(at: signaturePath, manifest: displayName)
+        let signature = try signatureFile(at: signaturePath, manifest: displayName, followingLinks: followingLinks)
         let accepted: SignatureCheck.Accepted
         do {
             accepted = try check.check(memory.bytes, signatureFile: signature, now: Int64(time(nil)))
@@ -140,21 +165,30 @@ package struct ManifestTrust {
         return Admitted(manifest: manifest, accepted: accepted)
     }
 
-    /// The bytes of the signature file at `path`; nil when there is none. One too large to be a signature is refused.
-    private func signatureFile(at path: String, manifest name: String) throws(ExitStatus) -> [UInt8]? {
-        let read: MemoryFile?
+    /// The bytes of the signature file at `path`; nil when there is none. It is read as every file under
+    /// `.assetsync/` is (never blocking, a regular file only, bounded), a link followed only with
+    /// `followingLinks`: anything else there is refused as no signature, saying what it is.
+    private func signatureFile(at path: String, manifest name: String, followingLinks: Bool) throws(ExitStatus) -> [UInt8]? {
+        let read: RegularFileRead
         do {
-            read = try MemoryFile.read(path: path, limit: MinisignSignature.fileSizeLimit)
-        } catch where error.code == ENOENT {
-            return nil
+            read = try RegularFileRead.read(path, limit: MinisignSignature.fileSizeLimit, followingLinks: followingLinks, display: path)
         } catch {
             console.err("Error: cannot read the signature \(QuotedValue.displayPath(path)): \(error.reason).\n")
             throw ExitStatus(error.kind)
         }
-        guard let read else {
-            throw refuse(TrustRefusal(.malformed("it is larger than \(MinisignSignature.fileSizeLimit) bytes")), manifest: name)
+        switch read {
+        case .bytes(let bytes):
+            return bytes
+        case .notRead(.missing):
+            return nil
+        case .notRead(let reason):
+            let refusal = if case .notRegular = reason {
+                TrustRefusal(.notAFile("\(QuotedValue.displayPath(path)) \(reason.words)"))
+            } else {
+                TrustRefusal(.malformed("it \(reason.words)"))
+            }
+            throw refuse(refusal, manifest: name)
         }
-        return Array(read.bytes)
     }
 
     /// Tells why the manifest is refused (on stderr, and as an `untrusted` event with `--json`) and
@@ -164,6 +198,8 @@ package struct ManifestTrust {
         switch refusal.reason {
         case .missing:
             advice = "Sign it ('assetsync sign', or 'minisign -S') and publish the .minisig beside it."
+        case .notAFile:
+            advice = "Put the signature file itself there ('assetsync sign' or 'minisign -S' writes one): only a regular file is read."
         case .unknownKey:
             advice = "If you trust that key, pass its public key file with --trusted-key."
         case .malformed, .badSignature, .badTrustedComment:

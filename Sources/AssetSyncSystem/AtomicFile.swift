@@ -16,30 +16,10 @@ public enum AtomicFile {
     static let temporaryMarker = ".tmp-"
 
     /// The bytes of `name` in `directory`, or nil when it is missing, a link, not a regular file,
-    /// longer than `limit` bytes, or grew while read: nobody's record. Throws when it is there but
-    /// cannot be opened or read (permissions, I/O): that is no answer about what it holds.
+    /// longer than `limit` bytes, or grew while read: nobody's record (`RegularFileRead` without links).
+    /// Throws when it is there but cannot be opened or read (permissions, I/O): that is no answer about what it holds.
     package static func read(_ name: String, in directory: Int32, limit: Int, display: String) throws(SystemError) -> [UInt8]? {
-        let fd = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            if errno == ENOENT || errno == ELOOP || errno == ENXIO { return nil }
-            throw SystemError("open", path: display)
-        }
-        defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { throw SystemError("stat", path: display) }
-        guard status.st_mode & S_IFMT == S_IFREG, status.st_size <= limit else { return nil }
-        // One byte more than the file had: if that fills too, the file grew under us and is nobody's record.
-        var bytes = [UInt8](repeating: 0, count: Int(status.st_size) + 1)
-        var got = 0
-        while got < bytes.count {
-            let result = try bytes.withMutableBytes { bytes throws(SystemError) in
-                try FileDescriptor(fd, path: display).read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[got...]), at: Int64(got))
-            }
-            if result == 0 { break }
-            got += result
-        }
-        guard got < bytes.count else { return nil }
-        bytes.removeLast(bytes.count - got)
+        guard case .bytes(let bytes) = try RegularFileRead.read(name, in: directory, limit: limit, display: display) else { return nil }
         return bytes
     }
 

@@ -1,6 +1,7 @@
-/// The check of a manifest's bytes against the trusted keys: a signature by one of them over exactly
-/// those bytes, its trusted comment intact and carrying a version, and not expired. Whether the
-/// version is older than one already accepted is the cache directory's business (`refusesRollback`).
+/// The check of a manifest's bytes against the trusted keys: a signature by one of them (any key that
+/// bears the signature's key id) over exactly those bytes, its trusted comment intact and carrying a
+/// version, and not expired. Whether the version is older than one already accepted is the cache
+/// directory's business (`refusesRollback`).
 package struct SignatureCheck: Sendable {
     package let keys: [MinisignPublicKey]
 
@@ -22,11 +23,19 @@ package struct SignatureCheck: Sendable {
             throw TrustRefusal(.malformed(error.description))
         }
         let id = signature.keyID
-        guard let key = keys.first(where: { $0.id == id }) else { throw TrustRefusal(.unknownKey, keyID: id) }
-        switch signature.failure(of: manifest, by: key) {
-        case .signature: throw TrustRefusal(.badSignature, keyID: id)
-        case .trustedComment: throw TrustRefusal(.badTrustedComment, keyID: id)
-        case nil: break
+        // A key id is a name, not a proof: two trusted keys may bear the same one. Each is tried, and the
+        // signature holds when one of them made both its signatures.
+        let candidates = keys.filter { $0.id == id }
+        guard !candidates.isEmpty else { throw TrustRefusal(.unknownKey, keyID: id) }
+        var failures: [MinisignSignature.Failure] = []
+        for key in candidates {
+            guard let failure = signature.failure(of: manifest, by: key) else { break }
+            failures.append(failure)
+        }
+        if failures.count == candidates.count {
+            // Every key failed. One that made the signature over the bytes but not the one over the comment
+            // says the comment was changed.
+            throw TrustRefusal(failures.contains(.trustedComment) ? .badTrustedComment : .badSignature, keyID: id)
         }
         let comment: TrustedComment
         do {

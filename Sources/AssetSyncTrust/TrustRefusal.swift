@@ -6,6 +6,9 @@ package struct TrustRefusal: AssetSyncError, Equatable, CustomStringConvertible 
     package enum Reason: Equatable, Sendable {
         /// No signature file beside the manifest.
         case missing
+        /// Something other than a regular file where the signature file should be (a FIFO, a directory),
+        /// never read: what it is, with its name. Reported as a missing signature.
+        case notAFile(String)
         /// The signature file cannot be read as minisign's format.
         case malformed(String)
         /// Signed by a key that is not trusted.
@@ -35,7 +38,7 @@ package struct TrustRefusal: AssetSyncError, Equatable, CustomStringConvertible 
     /// A short stable word for scripts (the JSON event's `reason`).
     package var code: String {
         switch reason {
-        case .missing: "missing"
+        case .missing, .notAFile: "missing"
         case .malformed: "malformed"
         case .unknownKey: "unknown_key"
         case .badSignature: "bad_signature"
@@ -51,6 +54,8 @@ package struct TrustRefusal: AssetSyncError, Equatable, CustomStringConvertible 
         switch reason {
         case .missing:
             return "it has no signature"
+        case .notAFile(let problem):
+            return "it has no signature: \(problem)"
         case .malformed(let problem):
             return "its signature file is not minisign's format: \(problem)"
         case .unknownKey:

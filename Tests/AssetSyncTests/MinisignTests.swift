@@ -1,6 +1,6 @@
 @testable import AssetSyncCLI
 import AssetSyncModel
-import AssetSyncTrust
+@testable import AssetSyncTrust
 import Foundation
 import Testing
 import TestSupport
@@ -66,13 +66,65 @@ import TestSupport
     }
 
     @Test func trustedCommentsGiveVersionAndExpiry() throws {
-        #expect(try TrustedComment(parsing: "timestamp:1796129087\tfile:m.xml\thashed") == TrustedComment(version: 1_796_129_087, expires: nil))
-        let ours = TrustedComment(version: 42, expires: 1_798_675_200)
-        #expect(ours.text(file: "manifest.xml") == "assetsync version=42 expires=2026-12-31T00:00:00Z file=manifest.xml")
-        #expect(try TrustedComment(parsing: ours.text(file: "manifest.xml")) == ours)
-        #expect(try TrustedComment(parsing: "timestamp:9 version=3").version == 3)
-        for bad in ["file:m.xml", "assetsync version=x", "version=1 version=2", "version=1 expires=tomorrow"] {
+        #expect(try TrustedComment(parsing: "timestamp:1796129087\tfile:m.xml\thashed") == TrustedComment(version: 1_796_129_087, expires: nil, file: "m.xml"))
+        // minisign's legacy form has no "hashed"; its file name is its own, spaces and all.
+        #expect(try TrustedComment(parsing: "timestamp:5\tfile:my manifest.xml") == TrustedComment(version: 5, expires: nil, file: "my manifest.xml"))
+        let ours = TrustedComment(version: 42, expires: 1_798_675_200, file: "manifest.xml")
+        #expect(ours.text == "assetsync version=42 expires=2026-12-31T00:00:00Z file=manifest.xml")
+        #expect(try TrustedComment(parsing: ours.text) == ours)
+        #expect(TrustedComment(version: 3, expires: nil).text == "assetsync version=3")
+        #expect(try TrustedComment(parsing: "version=3") == TrustedComment(version: 3, expires: nil))
+        for bad in ["file:m.xml", "assetsync version=x", "version=1 expires=tomorrow", "timestamp:9 version=3", "timestamp:\tfile:m.xml", ""] {
             #expect(throws: MinisignFormatError.self, "\(bad)") { try TrustedComment(parsing: bad) }
+        }
+    }
+
+    /// The names that once added or changed a field (spaces, "=", a field of their own) and others that
+    /// need encoding: each comes back as it went in, and the comment holds the same fields as for a plain name.
+    @Test func aHostileManifestNameRoundTripsThroughTheTrustedCommentAndAddsNoField() throws {
+        let names = [
+            "m expires=2001-01-01T00:00:00Z", "game version=2.json", "version=9", "expires=2001-01-01T00:00:00Z", "file=x",
+            "a=b=c", "=", "100%.xml", "%", "%41", "a%20b", "  two  spaces  ", "tab\there", "bell\u{07}\u{7F}",
+            "naïve 名前 🎮.xml", "e\u{301}", "assetsync", "timestamp:1", "hashed",
+        ]
+        for name in names {
+            let comment = TrustedComment(version: 10, expires: 1_798_675_200, file: name)
+            let text = comment.text
+            #expect(text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F || $0 == UInt8(ascii: " ") }, "\(text)")
+            #expect(text.split(separator: " ").count == 4, "\(text)")
+            #expect(text.hasPrefix("assetsync version=10 expires=2026-12-31T00:00:00Z file="), "\(text)")
+            #expect(try TrustedComment(parsing: text) == comment, "\(name)")
+        }
+        #expect(
+            TrustedComment(version: 10, expires: nil, file: "m expires=2001-01-01T00:00:00Z").text
+                == "assetsync version=10 file=m%20expires%3D2001-01-01T00:00:00Z")
+        #expect(TrustedComment(version: 1, expires: nil, file: "é%").text == "assetsync version=1 file=%C3%A9%25")
+    }
+
+    /// What the version before names were encoded wrote for a name with no space or "=" reads the same.
+    @Test func aCommentWrittenBeforeNamesWereEncodedStillReads() throws {
+        #expect(try TrustedComment(parsing: "assetsync version=10 file=m.xml") == TrustedComment(version: 10, expires: nil, file: "m.xml"))
+        #expect(
+            try TrustedComment(parsing: "assetsync version=7 expires=2027-01-01T00:00:00Z file=100%_off.json.gz")
+                == TrustedComment(version: 7, expires: UTCTime.parse("2027-01-01T00:00:00Z"), file: "100%_off.json.gz"))
+    }
+
+    @Test func aCommentWithARepeatedOrUnknownFieldIsRefusedNamingTheField() {
+        let refused = [
+            "assetsync version=1 version=2": "\"version=\" appears more than once",
+            "assetsync version=1 expires=2027-01-01T00:00:00Z expires=2001-01-01T00:00:00Z": "\"expires=\" appears more than once",
+            "assetsync version=1 file=a file=b": "\"file=\" appears more than once",
+            "assetsync version=1 release=5": "unknown field \"release=5\"",
+            "assetsync version=1 hashed": "unknown field \"hashed\"",
+            "version=1 assetsync": "unknown field \"assetsync\"",
+            "assetsync version=1 file=m expires": "unknown field \"expires\"",
+            "timestamp:5\tfile:a\tfile:b": "\"file:\" appears more than once",
+            "timestamp:5\tfile:a\thashed\thashed": "\"hashed\" appears more than once",
+            "timestamp:5\tfile:a\tversion=9": "unknown field \"version=9\"",
+        ]
+        for (text, words) in refused {
+            let error = #expect(throws: MinisignFormatError.self, "\(text)") { try TrustedComment(parsing: text) }
+            #expect(error?.description.contains(words) == true, "\(text): \(error?.description ?? "")")
         }
     }
 
@@ -93,11 +145,48 @@ import TestSupport
         #expect(throws: MinisignFormatError.self) { try MinisignPublicKey.keys(inFile: "RWQ=\n") }
     }
 
+    /// A secret key made from a seed of 32 `seed` bytes under the key id `id`, read from the file
+    /// `minisign -G -W` would write for it: ids are random, so two keys may share one.
+    static func generatedKey(seed: UInt8, id: MinisignKeyID) throws -> MinisignSecretKey {
+        let seedBytes = [UInt8](repeating: seed, count: 32)
+        let secret = seedBytes + Sodium.publicKey(ofSecret: seedBytes)
+        let zeros = { (count: Int) in [UInt8](repeating: 0, count: count) }
+        // Algorithm, no key derivation, checksum algorithm, salt and scrypt limits, id, key, checksum (none).
+        let bytes = MinisignPublicKey.algorithm + zeros(2) + Array("B2".utf8) + zeros(32 + 8 + 8) + id.bytes + secret + zeros(32)
+        return try MinisignSecretKey(fileText: "untrusted comment: test key\n" + Base64.encode(bytes) + "\n")
+    }
+
+    @Test func everyTrustedKeyWithTheSignaturesKeyIDIsTried() throws {
+        let id = MinisignKeyID(Array(1...8))
+        let first = try Self.generatedKey(seed: 1, id: id)
+        let second = try Self.generatedKey(seed: 2, id: id)
+        let neither = try Self.generatedKey(seed: 3, id: id)
+        #expect(first.publicKey != second.publicKey && first.publicKey.id == second.publicKey.id)
+        func signature(by key: MinisignSecretKey) -> MinisignSignature {
+            Self.manifest.withUnsafeBytes { MinisignSignature(signing: $0, with: key, trustedComment: "assetsync version=4", untrustedComment: "test") }
+        }
+        func checked(_ signature: MinisignSignature, keys: [MinisignPublicKey]) throws -> SignatureCheck.Accepted {
+            try Self.manifest.withUnsafeBytes { bytes in
+                try SignatureCheck(keys: keys).check(bytes, signatureFile: signature.file, now: 1_790_000_000)
+            }
+        }
+        for keys in [[first.publicKey, second.publicKey], [second.publicKey, first.publicKey]] {
+            for signer in [first, second] {
+                #expect(try checked(signature(by: signer), keys: keys) == SignatureCheck.Accepted(keyID: id, comment: TrustedComment(version: 4, expires: nil)))
+            }
+            #expect(throws: TrustRefusal(.badSignature, keyID: id)) { try checked(signature(by: neither), keys: keys) }
+            // One key's signature over the bytes with the other's over the comment: each key must have made both.
+            var mixed = signature(by: second)
+            mixed.globalSignature = (mixed.signature + mixed.trustedComment).withUnsafeBytes { first.sign($0) }
+            #expect(throws: TrustRefusal(.badTrustedComment, keyID: id)) { try checked(mixed, keys: keys) }
+        }
+    }
+
     @Test func aGoodSignatureIsAccepted() throws {
         let signature = try Self.signed(Self.manifest, comment: "assetsync version=7 expires=2027-01-01T00:00:00Z file=m.xml")
         let accepted = try Self.check(Self.manifest, signature, keys: ["signing-other.pub", "signing-test.pub"])
         #expect(accepted.keyID.description == "AD216FE6C785E49F")
-        #expect(accepted.comment == TrustedComment(version: 7, expires: UTCTime.parse("2027-01-01T00:00:00Z")))
+        #expect(accepted.comment == TrustedComment(version: 7, expires: UTCTime.parse("2027-01-01T00:00:00Z"), file: "m.xml"))
         #expect(try MinisignSignature(file: signature).file == signature)
         // Lines ended by CRLF read the same.
         let crlf = Array(String(decoding: signature, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n").utf8)

@@ -192,6 +192,116 @@ import TestSupport
         #expect(trustingBoth.status == 0, "\(trustingBoth.stderr)")
     }
 
+    /// A FIFO where the signature should be: read without blocking and refused as no signature at once,
+    /// rather than waiting for ever for a writer. The run is killed after 30 s, which fails the test.
+    @Test func aFIFOAtTheSignaturesNameIsRefusedAtOnceAsNoSignature() throws {
+        let (sandbox, nginx, manifest) = try Self.served { try NginxServer(root: $0) }
+        defer { nginx.stop() }
+        try #require(mkfifo(manifest + ".minisig", 0o600) == 0)
+        let result = try AssetSyncBinary.start(["pull", manifest, "--dest", sandbox.dest, "--json"] + Self.trusted).wait(timeout: 30)
+        #expect(result.signal == nil, "killed after 30 s: the read of the FIFO blocked")
+        #expect(result.status == 5, "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix(
+                "Error: the manifest \(manifest) is not trustworthy: it has no signature: \(manifest).minisig is a FIFO (named pipe), "
+                    + "not a regular file. No file was downloaded or changed. Put the signature file itself there"),
+            "\(result.stderr)")
+        #expect(try Self.event(result)["reason"] as? String == "missing")
+        #expect(nginx.settledAccessLog().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dest), "DEST was created")
+    }
+
+    /// A remote signature is read from its copy under `.assetsync/` like the local one: a FIFO planted
+    /// there is replaced by the fetch, never read, and a signature longer than one can be is refused.
+    @Test func aRemoteSignaturesCopyIsReadBoundedAndNeverBlocks() throws {
+        let (sandbox, nginx, _) = try Self.served { try NginxServer(root: $0) }
+        defer { nginx.stop() }
+        try sandbox.serveManifest(base: nginx.baseURL)
+        let served = sandbox.served.path + "/" + Sandbox.manifestName
+        try Self.sign(served, version: 4)
+        let url = nginx.url(Sandbox.manifestName)
+        #expect(try AssetSyncBinary.run(["pull", url, "--dest", sandbox.dest] + Self.trusted).status == 0)
+        let copy = sandbox.dest + "/.assetsync/manifest.minisig"
+        try FileManager.default.removeItem(atPath: copy)
+        try #require(mkfifo(copy, 0o600) == 0)
+        let again = try AssetSyncBinary.start(["pull", url, "--dest", sandbox.dest] + Self.trusted).wait(timeout: 30)
+        #expect(again.signal == nil && again.status == 0, "\(again.stderr)")
+        try Data(repeating: UInt8(ascii: "A"), count: 20_000).write(to: URL(fileURLWithPath: served + ".minisig"))
+        let oversized = try AssetSyncBinary.run(["verify", url, "--dest", sandbox.dest] + Self.trusted)
+        #expect(oversized.status == 5, "\(oversized.stderr)")
+        #expect(oversized.stderr.contains("its signature file is not minisign's format: it is larger than 16384 bytes"), "\(oversized.stderr)")
+    }
+
+    /// A FIFO given as a key file (`--trusted-key`, or the secret key of `sign`): a usage error that says
+    /// what it is, at once. Each run is killed after 30 s, which fails the test.
+    @Test func aFIFOGivenAsAKeyFileIsAUsageErrorAtOnce() throws {
+        let sandbox = try Sandbox()
+        let manifest = try sandbox.manifest(base: "http://127.0.0.1:9/")
+        let fifo = sandbox.root.path + "/key"
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let trusting = try AssetSyncBinary.start(["plan", manifest, "--dest", sandbox.dest, "--trusted-key", fifo]).wait(timeout: 30)
+        #expect(trusting.signal == nil && trusting.status == 2, "\(trusting.stderr)")
+        #expect(
+            trusting.stderr.hasPrefix("Error: '--trusted-key' file \"\(fifo)\" is a FIFO (named pipe), not a regular file: save the public key in a file"),
+            "\(trusting.stderr)")
+        let signing = try AssetSyncBinary.start(["sign", manifest, "--key", fifo, "--version", "1"]).wait(timeout: 30)
+        #expect(signing.signal == nil && signing.status == 2, "\(signing.stderr)")
+        #expect(
+            signing.stderr.hasPrefix("Error: the secret key \"\(fifo)\" is a FIFO (named pipe), not a regular file: keep the key in a file"),
+            "\(signing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: manifest + ".minisig"))
+    }
+
+    /// A manifest whose name holds a space and a field of the trusted comment: the name is encoded in
+    /// the comment, so it neither expires the signature nor changes its version.
+    @Test(arguments: ["m expires=2001-01-01T00:00:00Z", "game version=2.json"])
+    func aManifestNamedLikeATrustedCommentFieldIsPulled(_ name: String) throws {
+        let (sandbox, nginx, _) = try Self.served { try NginxServer(root: $0) }
+        defer { nginx.stop() }
+        let manifest = try sandbox.writeManifest(sandbox.files, base: nginx.baseURL, name: name)
+        try Self.sign(manifest, version: 10)
+        let signature = try String(contentsOfFile: manifest + ".minisig", encoding: .utf8)
+        let encoded = name.replacingOccurrences(of: " ", with: "%20").replacingOccurrences(of: "=", with: "%3D")
+        #expect(signature.contains("\ntrusted comment: assetsync version=10 file=\(encoded)\n"), "\(signature)")
+        let result = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest] + Self.trusted)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try sandbox.cached() == sandbox.expected)
+        let record = try String(contentsOfFile: sandbox.dest + "/.assetsync/accepted-version", encoding: .utf8)
+        #expect(record.contains("version 10\n"), "\(record)")
+    }
+
+    /// Key ids are random names, not proofs: with two trusted keys of one id in one file, a signature by
+    /// the second is accepted. The second key here is the other fixture key under the first one's id.
+    @Test func aSignatureByTheSecondOfTwoTrustedKeysWithOneKeyIDIsAccepted() throws {
+        let (sandbox, nginx, manifest) = try Self.served { try NginxServer(root: $0) }
+        defer { nginx.stop() }
+        let keys = try TemporaryDirectory()
+        func lines(_ fixture: String) throws -> [String] {
+            try String(contentsOfFile: Self.fixture(fixture), encoding: .utf8).split(separator: "\n").map(String.init)
+        }
+        func base64(_ line: String) throws -> [UInt8] { try [UInt8](#require(Data(base64Encoded: line))) }
+        let id = try base64(lines("signing-test.pub")[1])[2..<10]
+        // Public key: "Ed", id, key. Secret key (unencrypted): id at 54, checksum at 126 (zero: none, as minisign 0.11 writes).
+        var publicKey = try base64(lines("signing-other.pub")[1])
+        publicKey.replaceSubrange(2..<10, with: id)
+        var secretKey = try base64(lines("signing-other.key")[1])
+        secretKey.replaceSubrange(54..<62, with: id)
+        secretKey.replaceSubrange(126..<158, with: [UInt8](repeating: 0, count: 32))
+        try "untrusted comment: other key under the test key's id\n\(Data(secretKey).base64EncodedString())\n"
+            .write(toFile: keys.path + "/same-id.key", atomically: true, encoding: .utf8)
+        let both = try String(contentsOfFile: Self.fixture("signing-test.pub"), encoding: .utf8)
+            + "untrusted comment: other key under the test key's id\n\(Data(publicKey).base64EncodedString())\n"
+        try both.write(toFile: keys.path + "/both.pub", atomically: true, encoding: .utf8)
+        let signed = try AssetSyncBinary.run(["sign", manifest, "--key", keys.path + "/same-id.key", "--version", "3"])
+        try #require(signed.status == 0 && signed.stderr.contains("signed by key AD216FE6C785E49F"), "\(signed.stderr)")
+        let result = try AssetSyncBinary.run(["pull", manifest, "--dest", sandbox.dest, "--trusted-key", keys.path + "/both.pub"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try sandbox.cached() == sandbox.expected)
+        // Trusting the first key alone, the same signature is refused.
+        let firstOnly = try AssetSyncBinary.run(["plan", manifest, "--dest", sandbox.dest] + Self.trusted)
+        #expect(firstOnly.status == 5 && firstOnly.stderr.contains("its signature by key AD216FE6C785E49F does not match its bytes"), "\(firstOnly.stderr)")
+    }
+
     @Test func keysAndOptionsThatCannotWorkAreUsageErrors() throws {
         let sandbox = try Sandbox()
         let manifest = try sandbox.manifest(base: "http://127.0.0.1:9/")
