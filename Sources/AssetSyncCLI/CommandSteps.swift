@@ -75,11 +75,12 @@ package enum CommandSteps {
 
     /// Fetches `url` into the cache's copy named `file` under `.assetsync/` (conditionally), or into a
     /// temporary file when there is no cache, and gives `body` the path it is at (a temporary file is
-    /// removed after). A failure is told as one to fetch `what`; for a 404 or 410, `whenMissing` (when
-    /// given) tells it instead and returns the exit status.
+    /// removed after). A failure is told as one to fetch `what`, unless `reporting` tells it (and returns
+    /// the exit status) itself. An answer longer than `sizeLimit` fails.
     package static func fetch<Fetched>(
-        _ url: String, file: String = ManifestCopy.fileName, what: String = "the manifest", cache root: CacheRoot?,
-        options: TransferOptions, context: CommandContext, whenMissing: (() -> ExitStatus)? = nil,
+        _ url: String, file: String = ManifestCopy.fileName, what: String = "the manifest", sizeLimit: Int64 = Manifest.sizeLimit,
+        cache root: CacheRoot?,
+        options: TransferOptions, context: CommandContext, reporting: (ManifestFetcher.Failure) -> ExitStatus? = { _ in nil },
         _ body: (String) throws(ExitStatus) -> Fetched
     ) throws(ExitStatus) -> Fetched {
         var template = Array("/tmp/assetsync-manifest-XXXXXX".utf8CString)
@@ -94,11 +95,11 @@ package enum CommandSteps {
         do {
             let destination: any ManifestDestination = root.map { CachedManifestDestination(root: $0, file: file) }
                 ?? ManifestFile(path: temporary ?? "manifest.download")
-            fetched = try ManifestFetcher(options: options, wakeFD: context.stop.wakeFD, shouldStop: context.stop.isRequested)
+            fetched = try ManifestFetcher(options: options, sizeLimit: sizeLimit, wakeFD: context.stop.wakeFD, shouldStop: context.stop.isRequested)
                 .fetch(url, into: destination)
         } catch {
             if context.stop.isRequested() { throw .interrupted }
-            if let whenMissing, error.status == 404 || error.status == 410 { throw whenMissing() }
+            if let status = reporting(error) { throw status }
             context.console.err("Error: cannot fetch \(what) \(url): \(error.messageWithRemedy). Nothing was downloaded.\n")
             throw ExitStatus(error.kind)
         }

@@ -90,8 +90,13 @@ package struct ManifestTrust {
     package func admit(remoteManifest url: String, cache root: CacheRoot?, options: TransferOptions, context: CommandContext) throws(ExitStatus) -> Admitted {
         try CommandSteps.fetch(url, cache: root, options: options, context: context) { manifestPath throws(ExitStatus) in
             try CommandSteps.fetch(
-                Self.signatureURL(of: url), file: ManifestCopy.signatureName, what: "the manifest's signature", cache: root, options: options,
-                context: context, whenMissing: { refuse(TrustRefusal(.missing), manifest: url) }
+                Self.signatureURL(of: url), file: ManifestCopy.signatureName, what: "the manifest's signature",
+                sizeLimit: Int64(MinisignSignature.fileSizeLimit), cache: root, options: options,
+                context: context, reporting: { failure in
+                    // No signature there, or a file too long to be one: the manifest is not trustworthy.
+                    if failure.status == 404 || failure.status == 410 { return refuse(TrustRefusal(.missing), manifest: url) }
+                    return failure.sizeLimitExceeded.map { refuse(TrustRefusal(.malformed("it is larger than \($0) bytes")), manifest: url) }
+                }
             ) { signaturePath throws(ExitStatus) in
                 try admit(manifestAt: manifestPath, signatureAt: signaturePath, displayName: url, followingLinks: false)
             }

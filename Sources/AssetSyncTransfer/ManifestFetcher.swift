@@ -23,14 +23,17 @@ public final class ManifestFetcher {
         public var remedy: Remedy?
         /// The HTTP status of the final answer, when the server gave one that ended the fetch (404 says the file is not there).
         public var status: Int?
+        /// The limit the answer went past, when that is what ended the fetch.
+        public var sizeLimitExceeded: Int64?
         /// A refused request or a failed transfer; a failed local write is still reported as such,
         /// since nothing was downloaded either way.
         public var kind: ErrorKind { .remote }
 
-        package init(description: String, remedy: Remedy? = nil, status: Int? = nil) {
+        package init(description: String, remedy: Remedy? = nil, status: Int? = nil, sizeLimitExceeded: Int64? = nil) {
             self.description = description
             self.remedy = remedy
             self.status = status
+            self.sizeLimitExceeded = sizeLimitExceeded
         }
     }
 
@@ -46,12 +49,18 @@ public final class ManifestFetcher {
     private var output: Int32 = -1
     private var received: Int64 = 0
     private var overflow = false
+    /// The most bytes an answer may have: a manifest's limit, or less for a smaller file (a signature).
+    private let sizeLimit: Int64
 
     /// - Parameters:
+    ///   - sizeLimit: the most bytes the file may have; a longer answer is cut off there and fails.
     ///   - wakeFD: a descriptor that becomes readable when `shouldStop` may have turned true (-1: none).
     ///   - shouldStop: true once the fetch must end (a signal); it then throws at once.
-    public init(options: TransferOptions, wakeFD: Int32 = -1, shouldStop: @escaping () -> Bool = { false }) {
+    public init(
+        options: TransferOptions, sizeLimit: Int64 = Manifest.sizeLimit, wakeFD: Int32 = -1, shouldStop: @escaping () -> Bool = { false }
+    ) {
         self.options = options
+        self.sizeLimit = sizeLimit
         self.wakeFD = wakeFD
         self.shouldStop = shouldStop
         liveness = Liveness(silence: options.stallTimeout, minimumRate: options.speedLimit, window: options.speedTime, now: 0)
@@ -111,7 +120,9 @@ public final class ManifestFetcher {
             let durable = fdatasync(output) == 0
             close(output)
             output = -1
-            if overflow { throw Failure(description: "the manifest is larger than the \(ByteCount.human(Manifest.sizeLimit)) limit") }
+            if overflow {
+                throw Failure(description: "the answer is larger than the \(ByteCount.human(sizeLimit)) limit for this file", sizeLimitExceeded: sizeLimit)
+            }
             let status = head.status
             if code == CURLE_OK, (300..<400).contains(status), status != 304 {
                 if let refusal = route.follow(easy.string(CURLINFO_REDIRECT_URL)) { throw Failure(description: refusal.reason, remedy: refusal.remedy) }
@@ -168,7 +179,7 @@ public final class ManifestFetcher {
         liveness.heard(Int64(count), at: MonotonicClock.now())
         guard head.status == 200 else { return count }  // a redirect's or an error's body is not the manifest
         received += Int64(count)
-        if received > Manifest.sizeLimit {
+        if received > sizeLimit {
             overflow = true
             return 0
         }

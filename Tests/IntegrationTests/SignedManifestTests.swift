@@ -230,6 +230,15 @@ import TestSupport
         let oversized = try AssetSyncBinary.run(["verify", url, "--dest", sandbox.dest] + Self.trusted)
         #expect(oversized.status == 5, "\(oversized.stderr)")
         #expect(oversized.stderr.contains("its signature file is not minisign's format: it is larger than 16384 bytes"), "\(oversized.stderr)")
+        // A server's endless signature is cut off at that limit: nothing near its size is written.
+        try Data(repeating: UInt8(ascii: "A"), count: 32 << 20).write(to: URL(fileURLWithPath: served + ".minisig"))
+        let huge = try AssetSyncBinary.run(["pull", url, "--dest", sandbox.dest] + Self.trusted)
+        #expect(huge.status == 5, "\(huge.stderr)")
+        let written = FileManager.default.enumerator(atPath: sandbox.dest + "/.assetsync")?.compactMap { name -> Int? in
+            (try? FileManager.default.attributesOfItem(atPath: sandbox.dest + "/.assetsync/" + (name as! String)))?[.size] as? Int
+        } ?? []
+        #expect(written.allSatisfy { $0 < 1 << 20 }, "a file of \(written.max() ?? 0) bytes under .assetsync/")
+        #expect(nginx.settledAccessLog().last.map { $0.path.hasSuffix(".minisig") } == true)
     }
 
     /// A FIFO given as a key file (`--trusted-key`, or the secret key of `sign`): a usage error that says
