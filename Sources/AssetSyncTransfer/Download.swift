@@ -81,6 +81,8 @@ package final class Download {
         /// A segment's response that makes its file one stream: the server ignores `Range`, or the
         /// file changed between segments.
         case oneStream(String)
+        /// A range answered with `multipart/byteranges` (several parts, each with its own head).
+        case multipartRanges
     }
 
     /// What the engine does next with this download.
@@ -258,6 +260,7 @@ package final class Download {
     private func acceptResponse() -> AttemptFailure? {
         switch head.status {
         case 206:
+            if head.isMultipartRanges, requestedOffset > 0 || isSegment { return .multipartRanges }
             guard requestedOffset > 0 || isSegment, let answered = head.range, answered.first == requestedOffset,
                   answered.last < range.upperBound, answered.total.map({ $0 == entry.size }) ?? true
             else { return .wrongContentRange(head.contentRange ?? "(none)") }
@@ -339,18 +342,17 @@ package final class Download {
         }
         switch attemptFailure {
         case .httpStatus(let status)?:
-            if status == 416 {
-                try? restartFromZero()
-                return transient("HTTP 416 (range not satisfiable); restarting from zero", status: status)
-            }
+            if status == 416 { return rangeNotServed("HTTP 416 (range not satisfiable)", status: status) }
             if RetryPolicy.isTransient(status: status) {
                 return transient("HTTP \(status)", status: status, retryAfter: head.retryAfterSeconds)
             }
             return nextURL(Failure(isLocal: false, reason: "HTTP \(status)", httpStatus: status, url: currentURL), marks: nil)
         case .wrongContentRange(let range)?:
-            try? restartFromZero()
-            return transient(
-                "a resume was answered with Content-Range \(QuotedValue.serverValue(range)); restarting from zero", status: status)
+            return rangeNotServed(
+                "a \(isSegment ? "range" : "resume") was answered with Content-Range \(QuotedValue.serverValue(range))", status: status)
+        case .multipartRanges?:
+            return rangeNotServed(
+                "a \(isSegment ? "range" : "resume") was answered with multipart/byteranges", status: status)
         case .otherVersion(let asked, let answered)?:
             try? restartFromZero()
             return transient(
@@ -459,6 +461,15 @@ package final class Download {
                 seenAs: "\(reason) (\(attemptsOnURL) attempts)")
         }
         return .retry(after: RetryPolicy(options).delay(beforeRetry: attemptsOnURL, retryAfter: retryAfter), reason: reason)
+    }
+
+    /// A range request (a segment's, or a resume's) was not answered with the range asked: a
+    /// segment makes its file one download in one stream from zero, as a 200 to it does (the
+    /// server ignores Range); a resume starts from zero, a request without Range.
+    private func rangeNotServed(_ reason: String, status: Int) -> Next {
+        if isSegment { return .oneStream(reason: reason, fresh: false) }
+        try? restartFromZero()
+        return transient("\(reason); restarting from zero", status: status)
     }
 
     /// The current source has failed for good: go on with the next one, or fail the file. `marks`
