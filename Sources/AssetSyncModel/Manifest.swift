@@ -23,8 +23,8 @@ public struct Manifest: Equatable, Sendable {
 
     /// The sources to try for `entry`, in order: its own URL (or `base` + its percent-encoded path),
     /// then its own mirrors, then, when its URL is relative to `base`, each manifest mirror base +
-    /// the same relative part. A URL relative to a base counts under that base; any other, under
-    /// its scheme, host and port.
+    /// the same relative part; a source that is an earlier one under another spelling is left out.
+    /// A URL relative to a base counts under that base; any other, under its scheme, host and port.
     public func sources(of entry: ManifestEntry) -> [DownloadSource] {
         var sources: [DownloadSource] = []
         sources.reserveCapacity(1 + entry.mirrors.count + mirrors.count)
@@ -42,7 +42,16 @@ public struct Manifest: Equatable, Sendable {
         if let relative {
             sources += mirrors.map { DownloadSource(url: $0 + relative, origin: $0) }
         }
-        return sources
+        return Self.distinct(sources)
+    }
+
+    /// `sources` without those that are an earlier one under another spelling (compared as
+    /// `URLRules.normalized` spells them): an entry's own mirror that is also a mirror base + its
+    /// relative part is asked once, as the first of them. The readers refuse the other repeats.
+    static func distinct(_ sources: [DownloadSource]) -> [DownloadSource] {
+        guard sources.count > 1 else { return sources }
+        var seen = Set<String>()
+        return sources.filter { seen.insert(URLRules.normalized($0.url) ?? $0.url).inserted }
     }
 
     /// The sum of every entry's size.

@@ -14,11 +14,18 @@ package struct ManifestBuilder {
     /// The manifest-level mirror bases, in order, and where each stands.
     private var mirrors: [String] = []
     private var mirrorPositions: [SourcePosition] = []
+    /// The base and the mirror bases as `URLRules.normalized` spells them: one base under two
+    /// spellings (`HTTP://h/`, `http://h/./`, `http://h:80/x/../`) is listed twice.
+    private var baseKey: String?
+    private var mirrorKeys: [String] = []
     private var entries: [ManifestEntry] = []
     private var positions: [SourcePosition] = []
     private var paths = PathIndex()
     /// The entries with a relative url or mirror, in order.
     private var relativeURLEntries: [Int] = []
+    /// The entries with mirrors of their own, in order: each must differ from the entry's url and
+    /// from its other mirrors.
+    private var mirroredEntries: [Int] = []
 
     /// The bytes per entry assumed when sizing the arrays from the manifest's size. Realistic
     /// entries take 90-110 bytes (the shortest possible, about 40), so this errs towards room to
@@ -64,8 +71,9 @@ package struct ManifestBuilder {
         } catch {
             throw self.error(error, at: position)
         }
-        try checkNotListedTwice(text, field: "base", at: position)
+        let key = try checkNotListedTwice(text, field: "base", at: position)
         base = text
+        baseKey = key
     }
 
     /// Adds a manifest-level mirror base: checked as `base` is, and not listed twice.
@@ -75,9 +83,10 @@ package struct ManifestBuilder {
         } catch {
             throw self.error(error, at: position)
         }
-        try checkNotListedTwice(text, field: field, at: position)
+        let key = try checkNotListedTwice(text, field: field, at: position)
         mirrors.append(text)
         mirrorPositions.append(position)
+        mirrorKeys.append(key)
     }
 
     /// A base or mirror base taken apart: an absolute http(s) URL ending in "/", with no query or fragment.
@@ -90,11 +99,16 @@ package struct ManifestBuilder {
         return parts
     }
 
-    /// The base and the mirror bases are distinct: the same one twice would only be asked twice.
-    private func checkNotListedTwice(_ text: String, field: String, at position: SourcePosition) throws(ManifestError) {
-        guard text == base || mirrors.contains(text) else { return }
+    /// The base and the mirror bases are distinct, under any spelling (compared as
+    /// `URLRules.normalized` spells them): the same one twice would only be asked twice. Returns
+    /// `text`'s normal form.
+    private func checkNotListedTwice(_ text: String, field: String, at position: SourcePosition) throws(ManifestError) -> String {
+        let key = URLRules.normalized(text) ?? text
+        let earlier = [base].compactMap { $0 } + mirrors
+        guard let index = ([baseKey].compactMap { $0 } + mirrorKeys).firstIndex(of: key) else { return key }
+        let spelling = earlier[index] == text ? "" : ", spelled \(QuotedValue.quote(earlier[index]))"
         throw error(
-            RuleViolation("\(field) is listed twice (as the base or an earlier mirror)", value: QuotedValue.quote(text)),
+            RuleViolation("\(field) is listed twice (as the base or an earlier mirror\(spelling))", value: QuotedValue.quote(text)),
             at: position)
     }
 
@@ -102,6 +116,7 @@ package struct ManifestBuilder {
     /// Its path is indexed now, and checked against the others in `finish()`.
     package mutating func add(_ entry: consuming ManifestEntry, urlsAreAbsolute: Bool, at position: SourcePosition) {
         if !urlsAreAbsolute { relativeURLEntries.append(entries.count) }
+        if !entry.mirrors.isEmpty { mirroredEntries.append(entries.count) }
         entries.append(entry)
         positions.append(position)
         entries.withUnsafeBufferPointer { paths.add($0.count - 1, of: $0) }
@@ -115,6 +130,7 @@ package struct ManifestBuilder {
             throw error(RuleViolation("mirror bases need a base: they are alternatives to it"), at: position)
         }
         try resolveURLs()
+        try checkMirrorsDiffer()
         try checkPathsAreUnique()
         return Manifest(version: version, base: base, mirrors: mirrors, entries: entries)
     }
@@ -143,6 +159,31 @@ package struct ManifestBuilder {
         }
         for mirror in entries[index].mirrors.indices where !URLRules.hasScheme(entries[index].mirrors[mirror]) {
             entries[index].mirrors[mirror] = try resolved(entries[index].mirrors[mirror], field: "mirror url", entry: index)
+        }
+    }
+
+    /// An entry's own mirrors differ from its url (or `base` + its path) and from each other, under
+    /// any spelling (compared as `URLRules.normalized` spells them), as the mirror bases differ
+    /// from `base`: the same URL twice would only be asked twice.
+    private func checkMirrorsDiffer() throws(ManifestError) {
+        for index in mirroredEntries {
+            let entry = entries[index]
+            let primary = entry.url ?? base.map { $0 + URLRules.percentEncodedPath(entry.path) }
+            var earlier = primary.map { [$0] } ?? []
+            var keys = earlier.map { URLRules.normalized($0) ?? $0 }
+            for (number, mirror) in entry.mirrors.enumerated() {
+                let key = URLRules.normalized(mirror) ?? mirror
+                if let same = keys.firstIndex(of: key) {
+                    let field = style == .xml ? "mirror url" : "mirrors[\(number)]"
+                    let what = same > 0 || primary == nil ? "an earlier mirror" : entry.url == nil ? "base + the file's path" : "the file's url"
+                    let spelling = earlier[same] == mirror ? "" : ", spelled \(QuotedValue.quote(earlier[same]))"
+                    throw error(
+                        RuleViolation("\(field) is listed twice (as \(what)\(spelling))", value: QuotedValue.quote(mirror)),
+                        at: positions[index], entry: index)
+                }
+                earlier.append(mirror)
+                keys.append(key)
+            }
         }
     }
 

@@ -82,6 +82,91 @@ public enum URLRules {
         return parts.scheme + "://" + authority + (hasPort ? "" : parts.scheme == "https" ? ":443" : ":80")
     }
 
+    /// `url` in the normal form of RFC 3986 section 6, for telling whether two spellings name the
+    /// same source: scheme and host in lowercase, the scheme's default port left out (`:80` for
+    /// http, `:443` for https; a port's leading zeros dropped), percent-encoded unreserved characters
+    /// decoded (`%7E` is `~`) and every other triplet's hex digits in uppercase, dot segments
+    /// removed (after that decoding: `%2E%2E` is `..`), an empty path as `/`. The fragment is left
+    /// out: it is never sent, so it cannot make two requests differ. What stays apart is what a
+    /// server may tell apart: the path's case, an encoded reserved character (`%2F` is not `/`),
+    /// the query. Nil when `url` is not an absolute http(s) URL.
+    public static func normalized(_ url: String) -> String? {
+        guard let parts = try? parse(url, field: "url") else { return nil }
+        var authority = Substring(parts.authority)
+        var port: Substring?
+        if authority.first == "[" {
+            if let close = authority.firstIndex(of: "]"), authority.index(after: close) != authority.endIndex {
+                port = authority[authority.index(close, offsetBy: 2)...]
+                authority = authority[...close]
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
+            port = authority[authority.index(after: colon)...]
+            authority = authority[..<colon]
+        }
+        var out = parts.scheme + "://" + percentNormalized(authority, lowercasing: true)
+        if let port, let number = Int(port), number != (parts.scheme == "https" ? 443 : 80) { out += ":\(number)" }
+        out += removingDotSegments(percentNormalized(Substring(parts.path), lowercasing: false))
+        let query = parts.rest.prefix { $0 != "#" }
+        out += percentNormalized(query, lowercasing: false)
+        return out
+    }
+
+    /// `text` with each `%XX` of an unreserved character decoded and every other one's hex digits
+    /// in uppercase (RFC 3986 sections 6.2.2.1 and 6.2.2.2); with `lowercasing`, every letter
+    /// outside a triplet in lowercase too (a host's case means nothing).
+    private static func percentNormalized(_ text: Substring, lowercasing: Bool) -> String {
+        let bytes = Array(text.utf8)
+        guard bytes.contains(UInt8(ascii: "%")) || (lowercasing && bytes.contains(where: isUppercase)) else { return String(text) }
+        func hexValue(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+        }
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
+               let low = hexValue(bytes[index + 2]) {
+                let value = high << 4 | low
+                if isUnreserved(value) {
+                    out.append(lowercasing && isUppercase(value) ? value | 0x20 : value)
+                } else {
+                    out += [UInt8(ascii: "%"), hex[Int(high)], hex[Int(low)]]
+                }
+                index += 3
+            } else {
+                out.append(lowercasing && isUppercase(byte) ? byte | 0x20 : byte)
+                index += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func isUppercase(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
+
+    /// RFC 3986's unreserved characters: letters, digits, `-`, `.`, `_` and `~`.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Whether `a` and `b` name the same source: their `normalized` forms are equal (or, for text
+    /// that is not an absolute http(s) URL, the text itself is).
+    public static func sameSource(_ a: String, _ b: String) -> Bool {
+        a == b || (normalized(a) ?? a) == (normalized(b) ?? b)
+    }
+
     /// What follows `base` in `url`, a URL resolved against it: nil when the URL does not lie under
     /// `base` (a reference such as `../x` or `/x` left its directory). `base` is compared as
     /// resolution spells it (scheme in lowercase, dot segments removed).

@@ -8,9 +8,10 @@ import Glibc
 /// its easy handle, the sources to try, and the state of the current attempt. The easy handle's
 /// callbacks reach this owner through their user data. Lives on the transfer thread only.
 ///
-/// Sources go in the manifest's order, skipping those the run's `SourceHealth` marked bad; a file
-/// whose every source is marked bad tries them all anyway, in order: a mark is what other files
-/// saw, and a file failed without a single request would be a guess.
+/// Sources go in the manifest's order, those the run's `SourceHealth` marked bad put off until the
+/// others have failed; then they are asked too, in order, before the file fails: a mark is what
+/// other files (or this file at another source on the same host) saw, and a file failed at a
+/// source it never asked would be a guess.
 package final class Download {
     package let entry: ManifestEntry
     let action: SyncPlan.Action
@@ -21,10 +22,10 @@ package final class Download {
     private let clock: () -> Double
     /// The run's table of bad sources.
     let health: SourceHealth
-    /// Every source of this file was marked bad when it started: it asks them all anyway.
-    private var ignoresMarks: Bool
 
     private(set) var urlIndex = 0
+    /// The sources asked so far (or being asked), by their index in `sources`.
+    private var asked: Set<Int> = []
     /// What each source tried answered, by its index in `sources`, for the file's failure.
     private var seen: [Int: String] = [:]
     /// The source every byte in the sink came from in this run; nil when the bytes came from an
@@ -80,6 +81,8 @@ package final class Download {
         /// A segment's response that makes its file one stream: the server ignores `Range`, or the
         /// file changed between segments.
         case oneStream(String)
+        /// A range answered with `multipart/byteranges` (several parts, each with its own head).
+        case multipartRanges
     }
 
     /// What the engine does next with this download.
@@ -125,8 +128,8 @@ package final class Download {
         self.action = action
         self.sources = sources
         self.health = health
-        ignoresMarks = sources.allSatisfy(health.isBad)
-        urlIndex = ignoresMarks ? 0 : sources.firstIndex { !health.isBad($0) } ?? 0
+        urlIndex = sources.firstIndex { !health.isBad($0) } ?? 0
+        asked = [urlIndex]
         self.sink = sink
         range = segment?.range ?? 0..<entry.size
         group = segment?.file
@@ -257,6 +260,7 @@ package final class Download {
     private func acceptResponse() -> AttemptFailure? {
         switch head.status {
         case 206:
+            if head.isMultipartRanges, requestedOffset > 0 || isSegment { return .multipartRanges }
             guard requestedOffset > 0 || isSegment, let answered = head.range, answered.first == requestedOffset,
                   answered.last < range.upperBound, answered.total.map({ $0 == entry.size }) ?? true
             else { return .wrongContentRange(head.contentRange ?? "(none)") }
@@ -338,18 +342,17 @@ package final class Download {
         }
         switch attemptFailure {
         case .httpStatus(let status)?:
-            if status == 416 {
-                try? restartFromZero()
-                return transient("HTTP 416 (range not satisfiable); restarting from zero", status: status)
-            }
+            if status == 416 { return rangeNotServed("HTTP 416 (range not satisfiable)", status: status) }
             if RetryPolicy.isTransient(status: status) {
                 return transient("HTTP \(status)", status: status, retryAfter: head.retryAfterSeconds)
             }
-            return nextURL(Failure(isLocal: false, reason: "HTTP \(status)", httpStatus: status, url: currentURL), marksSource: false)
+            return nextURL(Failure(isLocal: false, reason: "HTTP \(status)", httpStatus: status, url: currentURL), marks: nil)
         case .wrongContentRange(let range)?:
-            try? restartFromZero()
-            return transient(
-                "a resume was answered with Content-Range \(QuotedValue.serverValue(range)); restarting from zero", status: status)
+            return rangeNotServed(
+                "a \(isSegment ? "range" : "resume") was answered with Content-Range \(QuotedValue.serverValue(range))", status: status)
+        case .multipartRanges?:
+            return rangeNotServed(
+                "a \(isSegment ? "range" : "resume") was answered with multipart/byteranges", status: status)
         case .otherVersion(let asked, let answered)?:
             try? restartFromZero()
             return transient(
@@ -358,15 +361,15 @@ package final class Download {
                 status: status)
         case .unexpectedStatus(let status)?:
             return nextURL(
-                Failure(isLocal: false, reason: "unexpected HTTP status \(status)", httpStatus: status, url: currentURL), marksSource: false)
+                Failure(isLocal: false, reason: "unexpected HTTP status \(status)", httpStatus: status, url: currentURL), marks: nil)
         case .bodyTooLong?:
             return nextURL(Failure(
                 isLocal: false, reason: "the server sent more than the manifest's \(entry.size) bytes", httpStatus: status,
-                url: currentURL), marksSource: true)
+                url: currentURL), marks: .source)
         case .wrongLength(let length)?:
             return nextURL(Failure(
                 isLocal: false, reason: "the server announced \(length) bytes, not the manifest's \(entry.size)", httpStatus: status,
-                url: currentURL), marksSource: true)
+                url: currentURL), marks: .source)
         case .stalled(let verdict)?:
             return transient(liveness.describe(verdict), status: status == 0 ? nil : status)
         case .local?, .oneStream?, nil:
@@ -378,15 +381,16 @@ package final class Download {
         case CURLE_FILESIZE_EXCEEDED:
             return nextURL(Failure(
                 isLocal: false, reason: "the server announced more than the manifest's \(entry.size) bytes",
-                httpStatus: status, url: currentURL), marksSource: true)
+                httpStatus: status, url: currentURL), marks: .source)
         case _ where RetryPolicy.isFinal(code):
             return nextURL(
-                Failure(isLocal: false, reason: detail, httpStatus: status == 0 ? nil : status, url: currentURL), marksSource: true)
+                Failure(isLocal: false, reason: detail, httpStatus: status == 0 ? nil : status, url: currentURL),
+                marks: RetryPolicy.isConnectionLevel(code) ? .host : .source)
         case _ where RetryPolicy.isUnreachable(code) && nextSourceIndex() != nil:
             // Another source has the same bytes: go there now rather than after the backoff of every retry.
-            return nextURL(Failure(isLocal: false, reason: detail, url: currentURL), marksSource: true)
+            return nextURL(Failure(isLocal: false, reason: detail, url: currentURL), marks: .host)
         default:
-            return transient(detail, status: status == 0 ? nil : status)
+            return transient(detail, status: status == 0 ? nil : status, marks: RetryPolicy.isConnectionLevel(code) ? .host : .source)
         }
     }
 
@@ -400,7 +404,7 @@ package final class Download {
         crcRestarts += 1
         if rejectBytes(reason: reason, fromThisSourceOnly: bytesSource == urlIndex) {
             do { try restartFromZero() } catch { return stop(error) }
-            return .retry(after: 0, reason: "\(reason); downloading again from zero from mirror \(urlIndex)")
+            return .retry(after: 0, reason: "\(reason); downloading again from zero from \(sourceWords)")
         }
         guard crcRestarts <= 1 else {
             sink.discard()
@@ -415,7 +419,7 @@ package final class Download {
     /// The bytes from the current source failed their proof: the source is marked bad when they all
     /// came from it, and the download moves to the next source it may ask. False when none is left.
     func rejectBytes(reason: String, fromThisSourceOnly: Bool) -> Bool {
-        if fromThisSourceOnly { health.markBad(sources[urlIndex], reason: reason) }
+        if fromThisSourceOnly { health.markBad(sources[urlIndex], reason: reason, at: currentURL) }
         seen[urlIndex] = reason
         guard let next = nextSourceIndex() else { return false }
         moveTo(next)
@@ -438,42 +442,61 @@ package final class Download {
         if let refusal = route.follow(easy.string(CURLINFO_REDIRECT_URL)) {  // a refused hop leaves the route as it was
             return nextURL(
                 Failure(isLocal: false, reason: refusal.reason, httpStatus: head.status, url: currentURL, remedy: refusal.remedy),
-                marksSource: false)
+                marks: nil)
         }
         attempts -= 1  // a hop of the same attempt
         return .retry(after: 0, reason: "")
     }
 
-    private func transient(_ reason: String, status: Int? = nil, retryAfter: Double? = nil) -> Next {
+    /// A failure that may pass when asked again: retried after a backoff, until `--retries` are
+    /// spent on this source; then it is marked bad (as far as `marks` says) and the next one asked.
+    private func transient(
+        _ reason: String, status: Int? = nil, retryAfter: Double? = nil, marks scope: SourceHealth.Scope = .source
+    ) -> Next {
         if sink.offset - attemptStartOffset >= 1 << 20 { attemptsOnURL = 0 }  // progress earns its retries back
         attemptsOnURL += 1
         guard attemptsOnURL <= options.retries else {
             return nextURL(
-                Failure(isLocal: false, reason: reason, httpStatus: status, url: currentURL), marksSource: true,
+                Failure(isLocal: false, reason: reason, httpStatus: status, url: currentURL), marks: scope,
                 seenAs: "\(reason) (\(attemptsOnURL) attempts)")
         }
         return .retry(after: RetryPolicy(options).delay(beforeRetry: attemptsOnURL, retryAfter: retryAfter), reason: reason)
     }
 
-    /// The current source has failed for good (`marksSource`: failed as a source, not only for this
-    /// file): go on with the next one, or fail the file.
-    private func nextURL(_ failure: Failure, marksSource: Bool, seenAs: String? = nil) -> Next {
-        if marksSource { health.markBad(sources[urlIndex], reason: seenAs ?? failure.reason) }
+    /// A range request (a segment's, or a resume's) was not answered with the range asked: a
+    /// segment makes its file one download in one stream from zero, as a 200 to it does (the
+    /// server ignores Range); a resume starts from zero, a request without Range.
+    private func rangeNotServed(_ reason: String, status: Int) -> Next {
+        if isSegment { return .oneStream(reason: reason, fresh: false) }
+        try? restartFromZero()
+        return transient("\(reason); restarting from zero", status: status)
+    }
+
+    /// The current source has failed for good: go on with the next one, or fail the file. `marks`
+    /// says what the failure is about beyond this file (nil: this file only, as for a 404).
+    private func nextURL(_ failure: Failure, marks scope: SourceHealth.Scope?, seenAs: String? = nil) -> Next {
+        if let scope { health.markBad(sources[urlIndex], reason: seenAs ?? failure.reason, scope: scope, at: currentURL) }
         seen[urlIndex] = seenAs ?? failure.reason
         guard let next = nextSourceIndex() else { return failed(failure) }
         moveTo(next)
-        if isSegment { return .oneStream(reason: "\(failure.reason); trying mirror \(urlIndex)", fresh: false) }
-        return .retry(after: 0, reason: "\(failure.reason); trying mirror \(urlIndex)")
+        if isSegment { return .oneStream(reason: "\(failure.reason); trying \(sourceWords)", fresh: false) }
+        return .retry(after: 0, reason: "\(failure.reason); trying \(sourceWords)")
     }
 
-    /// The next source after the current one that may be asked: not marked bad, unless this file
-    /// asks every source anyway.
+    /// The next source to ask: the first not asked yet and not marked bad; when every one left is
+    /// marked, the first of them, so that no source of the file goes unasked before it fails.
     private func nextSourceIndex() -> Int? {
-        sources.indices.dropFirst(urlIndex + 1).first { ignoresMarks || !health.isBad(sources[$0]) }
+        let left = sources.indices.filter { !asked.contains($0) }
+        return left.first { !health.isBad(sources[$0]) } ?? left.first
     }
+
+    /// The current source in a retry line: `mirror N`, or the primary URL, which a file goes back
+    /// to when it was put off for being marked bad.
+    private var sourceWords: String { urlIndex == 0 ? "the primary URL" : "mirror \(urlIndex)" }
 
     private func moveTo(_ index: Int) {
         urlIndex = index
+        asked.insert(index)
         route = RequestRoute(sources[index].url, scope: options.credentialScope)
         attemptsOnURL = 0
     }
@@ -481,22 +504,17 @@ package final class Download {
     /// Continues where `other`, a segment of the same file, left its sources: the file goes on as
     /// one stream from the same source, with what was seen so far.
     func continueSources(of other: Download) {
-        ignoresMarks = other.ignoresMarks
+        asked = other.asked
         seen = other.seen
         moveTo(other.urlIndex)
     }
 
-    /// The file fails: with more than one source, its failure lists what each one answered, and
-    /// why those not asked were skipped.
+    /// The file fails: with more than one source, its failure lists what each one answered (every
+    /// one was asked: a source marked bad is put off, never skipped).
     private func failed(_ failure: Failure) -> Next {
         var failure = failure
         if sources.count > 1 {
-            failure.sources = sources.indices.map { index in
-                let reason = seen[index]
-                    ?? health.reason(sources[index]).map { "not asked: marked bad earlier in this run (\($0))" }
-                    ?? "not asked"
-                return SourceFailure(url: sources[index].url, reason: reason)
-            }
+            failure.sources = sources.indices.map { SourceFailure(url: sources[$0].url, reason: seen[$0] ?? "not asked") }
         }
         return .done(result(.failed(failure)))
     }

@@ -8,6 +8,9 @@ package struct ResponseHead {
     var retryAfter: String?
     /// The declared length of the body, when it is a plain decimal number.
     var contentLength: Int64?
+    /// `Content-Type: multipart/byteranges`: a range answered as parts, each with its own head
+    /// and `Content-Range`, which are not the file's bytes.
+    var isMultipartRanges = false
 
     /// Takes one header line as libcurl delivers it, CRLF included. Read as bytes: a header's name
     /// and its white space are ASCII, and this runs for every line of every response.
@@ -32,6 +35,8 @@ package struct ResponseHead {
             retryAfter = value
         } else if Self.isName(name, "content-length") {
             contentLength = Int64(value)
+        } else if Self.isName(name, "content-type") {
+            isMultipartRanges = value.lowercased().hasPrefix("multipart/byteranges")
         }
     }
 

@@ -32,6 +32,18 @@ struct RetryPolicy {
         code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST
     }
 
+    /// Whether a libcurl error is about the server rather than the URL asked: it could not be
+    /// reached (no address, nothing listening) or its TLS did not verify or complete. Only such an
+    /// error marks a whole host bad (`SourceHealth.Scope.host`): another path there fails alike.
+    static func isConnectionLevel(_ code: CURLcode) -> Bool {
+        switch code {
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR:
+            return true
+        default:
+            return false
+        }
+    }
+
     /// The wait before retry number `retry` (1 for the first), at least what `Retry-After` asked for.
     func delay(beforeRetry retry: Int, retryAfter: Double?) -> Double {
         let exponential = min(maximumDelay, baseDelay * Double(1 << min(retry - 1, 20)))

@@ -58,6 +58,15 @@ import Testing
         }
     }
 
+    @Test("a resume answered with multipart/byteranges restarts from zero and retries: the parts are not the file's bytes")
+    func multipartAnswerToAResume() {
+        let sink = resumedSink()
+        let head = ["HTTP/1.1 206 Partial Content", "Content-Type: multipart/byteranges; boundary=B", "Content-Range: bytes 4-9/10"]
+        let next = download(sink).play(head, body: Array("--B\r\n".utf8))
+        #expect(next.summary == "retry: a resume was answered with multipart/byteranges; restarting from zero")
+        #expect(sink.bytes.isEmpty)
+    }
+
     @Test("a 206 of another version (a server that ignores If-Range, as moto does) restarts from zero: bytes are never spliced")
     func rangeOfAnotherVersion() {
         for validator in ["ETag: \"v2\"", "ETag: \"v1-2\""] {

@@ -100,6 +100,31 @@ import Testing
         ])
     }
 
+    @Test("a wrong Content-Range, a 416 or multipart/byteranges to the first segment makes the file one stream, as a 200 does",
+          arguments: [
+              (["HTTP/1.1 206 Partial Content", "ETag: \"v1\"", "Content-Range: bytes 1-4/16"],
+               "a range was answered with Content-Range bytes 1-4/16"),
+              (["HTTP/1.1 416 Range Not Satisfiable", "Content-Range: bytes */15"], "HTTP 416 (range not satisfiable)"),
+              (["HTTP/1.1 206 Partial Content", "ETag: \"v1\"", "Content-Type: multipart/byteranges; boundary=B"],
+               "a range was answered with multipart/byteranges"),
+          ])
+    func unusableRangeAnswerMakesOneStream(_ head: [String], _ words: String) {
+        let multiplexer = ScriptedMultiplexer(responses: [
+            "big": [
+                .init(head: head, body: Array(Self.big[1..<5]), chunk: 1),
+                .init(head: ["HTTP/1.1 200 OK", "ETag: \"v1\""], body: Self.big, chunk: 4),
+            ],
+        ])
+        let delegate = SegmentingDelegate(bodies: [:])
+        let engine = engine([("big", 16)], jobs: 8, multiplexer: multiplexer, delegate: delegate)
+        #expect(engine.run() == .finished)
+        #expect(multiplexer.starts.count == 2 && multiplexer.mostRunning == 1)
+        #expect(delegate.file.bytes == Self.big && engine.results.map(\.outcome) == [.committed])
+        #expect(delegate.inner.lines == [
+            "started big", "retry big after 0.0: \(words); downloading as one stream", "finished big: committed",
+        ])
+    }
+
     @Test("item 3: a segment whose response is cut is retried alone; the retry budget is the file's")
     func cutSegmentIsRetriedAlone() {
         var cut = Self.part(8..<12)

@@ -115,4 +115,54 @@ import Testing
     func refused(_ text: String, _ expected: String) {
         #expect(manifestError(text) == expected)
     }
+
+    /// The base under another spelling, in both encodings: each is the base listed twice.
+    @Test("a mirror base that is the base under another spelling is refused, naming the mirror", arguments: [
+        "HTTP://H/", "http://H/./", "http://H/x/../", "http://h:80/", "http://%48/",
+    ])
+    func mirrorBaseSpelledAnotherWay(_ spelling: String) {
+        let column = 41 + spelling.utf8.count
+        #expect(manifestError(#"<manifest version="1" base="http://H/"><mirror base="\#(spelling)"/></manifest>"#)
+            == #"m:1:40: mirror base is listed twice (as the base or an earlier mirror, spelled "http://H/"): "\#(spelling)""#)
+        #expect(manifestError(#"{"version": 1, "base": "http://H/", "mirrors": ["http://m/", "\#(spelling)"], "files": []}"#)
+            == #"m:1:62: mirrors[1] is listed twice (as the base or an earlier mirror, spelled "http://H/"): "\#(spelling)""#)
+        // The base after its mirrors (JSON has no order) and a mirror twice.
+        #expect(manifestError(#"{"version": 1, "mirrors": ["\#(spelling)"], "base": "http://H/", "files": []}"#)
+            == #"m:1:\#(column): base is listed twice (as the base or an earlier mirror, spelled "\#(spelling)"): "http://H/""#)
+        #expect(manifestError(#"{"version": 1, "base": "http://b/", "mirrors": ["http://H/", "\#(spelling)"], "files": []}"#)
+            == #"m:1:62: mirrors[1] is listed twice (as the base or an earlier mirror, spelled "http://H/"): "\#(spelling)""#)
+    }
+
+    @Test("an entry's mirror that is its url, base + its path or an earlier mirror under another spelling is refused, naming the entry")
+    func entryMirrorSpelledAnotherWay() {
+        #expect(manifestError(#"""
+            <manifest version="1"><file path="f" size="1" crc32="00000001" url="http://H/f.bin"><mirror url="HTTP://h:80/./f.bin"/></file></manifest>
+            """#) == #"m:1:23: <file>: mirror url is listed twice (as the file's url, spelled "http://H/f.bin"): "HTTP://h:80/./f.bin""#)
+        #expect(manifestError(#"""
+            <manifest version="1" base="http://H/"><file path="d/f" size="1" crc32="00000001"><mirror url="http://H/x/../d/f"/></file></manifest>
+            """#) == #"m:1:40: <file>: mirror url is listed twice (as base + the file's path, spelled "http://H/d/f"): "http://H/x/../d/f""#)
+        #expect(manifestError(#"""
+            {"version": 1, "base": "http://H/", "files": [{"path": "f", "size": 1, "crc32": "00000001", "url": "f.bin", "mirrors": ["http://m/f", "http://M/%66"]}]}
+            """#) == #"m:1:47: files[0]: mirrors[1] is listed twice (as an earlier mirror, spelled "http://m/f"): "http://M/%66""#)
+        // A relative mirror is compared as resolved.
+        #expect(manifestError(#"""
+            {"version": 1, "base": "http://H/g/", "files": [{"path": "f", "size": 1, "crc32": "00000001", "url": "http://h/g/f", "mirrors": ["./f"]}]}
+            """#) == #"m:1:49: files[0]: mirrors[0] is listed twice (as the file's url, spelled "http://h/g/f"): "http://H/g/f""#)
+        // Other paths, queries and hosts are other sources.
+        #expect(manifestError(#"""
+            <manifest version="1" base="http://H/"><file path="f" size="1" crc32="00000001"><mirror url="http://H/F"/><mirror url="http://H/f?v=2"/><mirror url="http://m/f"/></file></manifest>
+            """#) == nil)
+    }
+
+    @Test("an entry's own mirror that is also a mirror base + its relative part is asked once, as the first")
+    func sourcesAreDistinct() throws {
+        let manifest = try readManifest(#"""
+            <manifest version="1" base="http://h/"><mirror base="http://m/game/"/>
+            <file path="a b" size="1" crc32="00000001"><mirror url="HTTP://M/game/./a%20b"/></file></manifest>
+            """#)
+        #expect(manifest.sources(of: manifest.entries[0]).map { "\($0.url) @ \($0.origin)" } == [
+            "http://h/a%20b @ http://h/",
+            "HTTP://M/game/./a%20b @ http://m:80",
+        ])
+    }
 }

@@ -80,22 +80,100 @@ import Testing
         #expect(anyway.play(["HTTP/1.1 404 Not Found"]).summary == "retry: HTTP 404; trying mirror 1")
     }
 
-    @Test("a failure after several sources names each one: what it answered, or why it was not asked")
+    @Test("a failure after several sources names each one with what it answered: one marked bad is asked last, not skipped")
     func failureListsEverySource() {
         let health = SourceHealth()
         health.markBad(Self.mirror, reason: "CRC-32 mismatch")
         let failing = download(health, sources: [Self.primary, Self.mirror, Self.third])
         #expect(failing.play(["HTTP/1.1 404 Not Found"]).summary == "retry: HTTP 404; trying mirror 2")
-        guard case .done(let result) = failing.play(["HTTP/1.1 410 Gone"]), case .failed(let failure) = result.outcome else {
+        #expect(failing.play(["HTTP/1.1 410 Gone"]).summary == "retry: HTTP 410; trying mirror 1")
+        #expect(failing.currentURL == Self.mirror.url)
+        guard case .done(let result) = failing.play(["HTTP/1.1 404 Not Found"]), case .failed(let failure) = result.outcome else {
             Issue.record("the file did not fail")
             return
         }
         #expect(failure.sources == [
             SourceFailure(url: Self.primary.url, reason: "HTTP 404"),
-            SourceFailure(
-                url: Self.mirror.url, reason: "not asked: marked bad earlier in this run (\(Self.mirror.url): CRC-32 mismatch)"),
+            SourceFailure(url: Self.mirror.url, reason: "HTTP 404"),
             SourceFailure(url: Self.third.url, reason: "HTTP 410"),
         ])
-        #expect(failure.url == Self.third.url && result.source == nil)
+        #expect(failure.url == Self.mirror.url && result.source == nil)
+    }
+
+    @Test("a source marked bad is put off, and serves the file when the others fail")
+    func markedSourceIsAskedLast() {
+        let health = SourceHealth()
+        health.markBad(Self.primary, reason: "HTTP 503 (2 attempts)")
+        let later = download(health, sources: [Self.primary, Self.mirror, Self.third])
+        #expect(later.currentURL == Self.mirror.url)
+        #expect(later.play(["HTTP/1.1 404 Not Found"]).summary == "retry: HTTP 404; trying mirror 2")
+        #expect(later.play(["HTTP/1.1 404 Not Found"]).summary == "retry: HTTP 404; trying the primary URL")
+        #expect(later.play(["HTTP/1.1 200 OK"], body: Self.file).summary == "proven")
+        #expect(later.result(.committed).source == Self.primary)
+    }
+
+    /// What one mark covers: a URL no base names is its own source (another path on its host may be
+    /// another server behind it); a base covers every URL under it, and nothing beside it; only a
+    /// server that cannot be reached marks its scheme, host and port.
+    @Test("a mark covers the URL or the base that failed; only a connection-level failure covers the host")
+    func whatAMarkCovers() {
+        let url = DownloadSource(url: "http://h.invalid/p/f.bin")
+        let samePath = DownloadSource(url: "HTTP://H.invalid:80/p/./f.bin")
+        let otherPath = DownloadSource(url: "http://h.invalid/bad/f.bin")
+        let health = SourceHealth()
+        health.markBad(url, reason: "HTTP 500 (2 attempts)")
+        #expect(health.isBad(url) && health.isBad(samePath))
+        #expect(!health.isBad(otherPath))
+        #expect(health.reason(samePath) == "http://h.invalid/p/f.bin: HTTP 500 (2 attempts)")
+
+        let base = DownloadSource(url: "http://b.invalid/game/a.bin", origin: "http://b.invalid/game/")
+        let underBase = DownloadSource(url: "http://b.invalid/game/x/b.bin", origin: "http://b.invalid/game/")
+        let otherBase = DownloadSource(url: "http://b.invalid/other/a.bin", origin: "http://b.invalid/other/")
+        health.markBad(base, reason: "CRC-32 mismatch")
+        #expect(health.isBad(underBase) && !health.isBad(otherBase))
+        #expect(!health.isBad(DownloadSource(url: "http://b.invalid/game/a.bin/x")))  // no base names it
+
+        let refused = DownloadSource(url: "http://r.invalid:8080/a/f.bin")
+        health.markBad(refused, reason: "Couldn't connect to server", scope: .host)
+        #expect(health.isBad(DownloadSource(url: "http://R.invalid:8080/elsewhere/g.bin")))
+        #expect(health.isBad(DownloadSource(url: "http://r.invalid:8080/m/f.bin", origin: "http://r.invalid:8080/m/")))
+        #expect(!health.isBad(DownloadSource(url: "http://r.invalid:8081/a/f.bin")))
+        #expect(!health.isBad(DownloadSource(url: "https://r.invalid:8080/a/f.bin")))
+
+        // After a redirect, the host that could not be reached is the one asked.
+        let redirected = DownloadSource(url: "http://front.invalid/f.bin")
+        health.markBad(redirected, reason: "Couldn't connect to server", scope: .host, at: "http://back.invalid/f.bin")
+        #expect(health.isBad(redirected) && health.isBad(DownloadSource(url: "http://back.invalid/g.bin")))
+        #expect(!health.isBad(DownloadSource(url: "http://front.invalid/g.bin")))
+    }
+
+    @Test("a 5xx at one URL leaves the other paths on its host to be tried: a corrupt one, then the right one")
+    func otherPathsOnTheSameHost() {
+        let sources = ["http://h.invalid/p/f.bin", "http://h.invalid/bad/f.bin", "http://h.invalid/good/f.bin"].map {
+            DownloadSource(url: $0)
+        }
+        let health = SourceHealth()
+        let sink = MemorySink(expected: Self.file)
+        let first = download(health, sources: sources, sink: sink)
+        #expect(first.play(["HTTP/1.1 500 Internal Server Error"]).summary == "retry: HTTP 500")
+        #expect(first.play(["HTTP/1.1 500 Internal Server Error"]).summary == "retry: HTTP 500; trying mirror 1")
+        #expect(first.play(["HTTP/1.1 200 OK"], body: Self.wrong).summary
+            == "retry: CRC-32 mismatch; downloading again from zero from mirror 2")
+        #expect(first.play(["HTTP/1.1 200 OK"], body: Self.file).summary == "proven")
+        #expect(first.result(.committed).source == sources[2])
+        #expect(health.isBad(sources[0]) && health.isBad(sources[1]) && !health.isBad(sources[2]))
+        // A later file starts where nothing failed.
+        #expect(download(health, sources: sources).currentURL == sources[2].url)
+    }
+
+    @Test("a server that refuses connections marks its host: a later file puts off every source there")
+    func refusedConnectionMarksTheHost() {
+        let down = [DownloadSource(url: "http://down.invalid/a.bin"), DownloadSource(url: "http://down.invalid/m/a.bin")]
+        let health = SourceHealth()
+        let first = download(health, sources: down + [Self.third])
+        #expect(first.play([], code: CURLE_COULDNT_CONNECT).summary.hasSuffix("; trying mirror 2"))
+        #expect(health.reason(down[1])?.hasPrefix("http://down.invalid/a.bin: ") == true)
+        let later = download(health, sources: [DownloadSource(url: "http://down.invalid/b.bin"), Self.third])
+        #expect(later.currentURL == Self.third.url)
     }
 }

@@ -63,4 +63,44 @@ import Testing
         #expect(URLRules.percentEncodedPath("config/settings v2.json") == "config/settings%20v2.json")
         #expect(URLRules.percentEncodedPath("a?#%/é") == "a%3F%23%25/%C3%A9")
     }
+
+    /// RFC 3986 section 6.2.2 (case, percent-encoding, dot segments) and 6.2.3 (the scheme's default
+    /// port, an empty path): each spelling of one URL comes out the same.
+    @Test(arguments: [
+        ("http://H/", "http://h/"),
+        ("HTTP://H/", "http://h/"),
+        ("http://H/./", "http://h/"),
+        ("http://H/x/../", "http://h/"),
+        ("http://H", "http://h/"),
+        ("http://H:80/", "http://h/"),
+        ("http://H:0080/", "http://h/"),
+        ("https://H:443/a", "https://h/a"),
+        ("https://H:80/a", "https://h:80/a"),
+        ("http://H:443/a", "http://h:443/a"),
+        ("http://%48/", "http://h/"),
+        ("http://h/%7euser/%41%2d%2E%5F", "http://h/~user/A-._"),
+        ("http://h/a%2fb%3a", "http://h/a%2Fb%3A"),
+        ("http://h/a/%2E%2E/b", "http://h/b"),
+        ("http://h/a/./b/../c/.", "http://h/a/c/"),
+        ("http://h/A/B", "http://h/A/B"),
+        ("http://h/a?Q=%7e&x=%2f", "http://h/a?Q=~&x=%2F"),
+        ("http://h/a#Frag", "http://h/a"),
+        ("http://[::1]:80/a", "http://[::1]/a"),
+        ("http://[::1]:8080/a", "http://[::1]:8080/a"),
+        ("http://h/100%", "http://h/100%"),
+        ("http://h/%zz", "http://h/%zz"),
+    ])
+    func normalizes(_ url: String, _ normal: String) {
+        #expect(URLRules.normalized(url) == normal)
+    }
+
+    @Test func tellsSourcesApartOnlyWhereAServerCould() {
+        #expect(URLRules.sameSource("http://H/x/../f.bin", "HTTP://h:80/./f.bin"))
+        #expect(!URLRules.sameSource("http://h/F.bin", "http://h/f.bin"))  // a path's case is the server's
+        #expect(!URLRules.sameSource("http://h/a%2Fb", "http://h/a/b"))  // an encoded "/" is not a "/"
+        #expect(!URLRules.sameSource("http://h/a", "https://h/a"))
+        #expect(!URLRules.sameSource("http://h/a?v=1", "http://h/a?v=2"))
+        #expect(URLRules.normalized("ftp://h/a") == nil && URLRules.normalized("a/b") == nil)
+        #expect(URLRules.sameSource("a/b", "a/b") && !URLRules.sameSource("a/b", "a/./b"))
+    }
 }

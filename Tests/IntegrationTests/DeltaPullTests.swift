@@ -136,6 +136,35 @@ import TestSupport
         #expect(try Self.done(result.stdout)["reused_bytes"] as? Int == 0)
     }
 
+    /// A delta's ranges answered in a way no range can use: one byte off, 416, or as
+    /// `multipart/byteranges`; a plain GET gets the whole file.
+    @Test(arguments: ["wrong Content-Range", "416", "multipart/byteranges"])
+    func anUnusableRangeAnswerGetsAFullDownload(_ fault: String) throws {
+        let (old, new) = Self.versions()
+        let resource = FaultResource.data(new, etag: "\"v2\"")
+        let behavior: FaultBehavior = switch fault {
+        case "wrong Content-Range": .wrongContentRange(resource, shift: 1)
+        case "416": .rangeNotSatisfiable(resource)
+        default: .multipartRanges(resource)
+        }
+        let (sandbox, server) = try Self.serving(new, by: behavior, chunks: try Self.chunks(of: new), over: old)
+        defer {
+            server.stop()
+            sandbox.checkInvariants()
+        }
+        let result = try Self.pull(sandbox, expecting: new, ["--json"])
+        #expect(sandbox.partialNames().isEmpty)
+        // The first range's answer ends the delta before its other ranges are asked: one whole GET follows.
+        let requests = server.requests
+        #expect(requests.count == 2, "\(requests.map { ($0.range, $0.responseStatus) }) \(result.stderr)")
+        #expect(requests.first?.range != nil && requests.first?.responseStatus == (fault == "416" ? 416 : 206))
+        #expect(requests.last?.range == nil && requests.last?.responseStatus == 200 && requests.last?.completed == true)
+        #expect(requests.last?.bodyBytesSent == new.count)
+        #expect(result.stderr.contains("; downloading as one stream"), "\(result.stderr)")
+        let done = try Self.done(result.stdout)
+        #expect(done["reused_bytes"] as? Int == 0 && done["bytes_transferred"] as? Int ?? 0 >= new.count)
+    }
+
     @Test func anIfRangeAnsweredWithTheWholeFileGetsAFullDownload() throws {
         let (old, new) = Self.versions()
         // The first range names version "a"; then the server holds version "b", so If-Range "a" fails.

@@ -165,6 +165,17 @@ struct PullFaultTests {
             #expect(requests[1].range == "bytes=40000-" && requests[1].responseStatus == 416)
             #expect(requests[2].range == nil && requests[2].responseStatus == 200 && requests[2].bodyBytesSent == size)
         },
+        PullFault(
+            name: "multipartOnAResumeRestartsFromZero", resource: pattern(41),
+            // Resumes are answered as multipart/byteranges; a request without Range gets the whole file.
+            behavior: { .sequence([.serve($0).truncated(after: 40_000), .multipartRanges($0)]) },
+            status: 0, retries: .some(startingWith: "a resume was answered with multipart/byteranges; restarting from zero"),
+            requests: 3
+        ) { run in
+            let requests = run.requests
+            #expect(requests[1].range == "bytes=40000-" && requests[1].responseStatus == 206)
+            #expect(requests[2].range == nil && requests[2].responseStatus == 200 && requests[2].bodyBytesSent == size)
+        },
 
         // MARK: 9–12 Statuses
         PullFault(

@@ -150,4 +150,35 @@ import TestSupport
         #expect(listed.map { "         \($0["url"] ?? ""): \($0["reason"] ?? "")" } == Array(lines[(failed + 1)...(failed + 3)]))
         #expect(sandbox.finalContent("a.bin") == nil)
     }
+
+    /// A 500 at one URL says nothing about another path on its host: the file's own mirrors there
+    /// are asked (the corrupt one, then the right one) rather than skipped as "marked bad".
+    @Test("mirrors on the primary's host: a 500 at the primary, corrupt bytes at one mirror, the file from the other")
+    func mirrorsOnThePrimarysHost() throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        let resource = Self.resource(7)
+        server.route("p/f.bin", .serverError)
+        server.route("bad/f.bin", .serve(resource.flippingByte(at: 5000)))
+        server.route("good/f.bin", .serve(resource))
+        let sandbox = try Sandbox()
+        defer { sandbox.checkInvariants() }
+        sandbox.add("f.bin", resource, url: server.url("p/f.bin"), mirrors: [server.url("bad/f.bin"), server.url("good/f.bin")])
+
+        let result = try sandbox.pull(["--retries", "1", "--json"])
+
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("not asked"), "\(result.stderr)")
+        #expect(server.requests.map(\.path) == ["/p/f.bin", "/p/f.bin", "/bad/f.bin", "/good/f.bin"])
+        let retries = result.stderrLines(startingWith: "retry    f.bin: ")
+        #expect(retries.count == 3, "\(result.stderr)")
+        #expect(retries.last?.hasPrefix("retry    f.bin: CRC-32 is ") == true, "\(result.stderr)")
+        #expect(result.stderrLines.contains("new      f.bin (97.7 KiB) from mirror \(server.url("good/f.bin"))"), "\(result.stderr)")
+        // The corrupt bytes were dropped before any commit: one file done, from the right mirror.
+        let done = try Self.events(result, "done")
+        #expect(done.map { $0["url"] as? String } == [server.url("good/f.bin")])
+        #expect(try Self.events(result, "failed").isEmpty)
+        #expect(sandbox.finalContent("f.bin") == resource.allBytes)
+        #expect(sandbox.partialNames().isEmpty)
+    }
 }

@@ -108,6 +108,72 @@ import TestSupport
         #expect(whole.count == 1 && whole.allSatisfy { $0.responseStatus == 200 && $0.completed }, "\(server.requests.map(\.range))")
     }
 
+    /// Range answers a segment cannot use, each sent to every range request (a plain GET gets the
+    /// whole file), and the words the fallback is announced with.
+    static let rangeFaults: [(name: String, words: String)] = [
+        ("wrong Content-Range", "a range was answered with Content-Range bytes 1-1048576/4194304; downloading as one stream"),
+        ("416", "HTTP 416 (range not satisfiable); downloading as one stream"),
+        ("multipart/byteranges", "a range was answered with multipart/byteranges; downloading as one stream"),
+    ]
+
+    static func rangeFault(_ name: String, _ resource: FaultResource) -> FaultBehavior {
+        switch name {
+        case "wrong Content-Range": .wrongContentRange(resource, shift: 1)
+        case "416": .rangeNotSatisfiable(resource)
+        default: .multipartRanges(resource)
+        }
+    }
+
+    @Test("a range answered with a wrong Content-Range, a 416 or multipart/byteranges makes the file one whole GET, once",
+          arguments: rangeFaults.map(\.name))
+    func unusableRangeAnswerMakesOneStream(_ fault: String) throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.checkInvariants() }
+        let server = try FaultServer()
+        defer { server.stop() }
+        let resource = FaultResource.pattern(size: Self.size, seed: 106)
+        server.route("/big.bin", Self.rangeFault(fault, resource))
+        sandbox.add("big.bin", resource, url: server.url("big.bin"))
+        let result = try sandbox.pull(["--json"], environment: Self.segmented)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(sandbox.finalContent("big.bin") == resource.allBytes)
+        #expect(sandbox.partialNames().isEmpty)
+        // The first segment's answer ends the segments before the others are asked: one whole GET follows.
+        let requests = server.requests
+        #expect(requests.count == 2, "\(requests.map { ($0.range, $0.responseStatus) })")
+        #expect(requests.first?.range == Self.segmentRanges[0])
+        #expect(requests.last?.range == nil && requests.last?.responseStatus == 200 && requests.last?.completed == true)
+        let words = try #require(Self.rangeFaults.first { $0.name == fault }?.words)
+        #expect(result.stderr.contains("retry    big.bin: \(words)"), "\(result.stderr)")
+        #expect(!result.stderr.contains("restarting from zero"), "\(result.stderr)")
+        #expect(Self.events(result.stdout, type: "start").count == 1 && Self.events(result.stdout, type: "done").count == 1)
+    }
+
+    @Test("a wrong Content-Range to a later segment, after the first named the version, makes the file one whole GET, once")
+    func wrongContentRangeToALaterSegmentMakesOneStream() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.checkInvariants() }
+        let server = try FaultServer()
+        defer { server.stop() }
+        let resource = FaultResource.pattern(size: Self.size, seed: 107)
+        let broken = Self.segmentRanges[2]
+        server.route("/big.bin", .custom { request in
+            FaultRange.respond(resource, to: request, shift: request.range == broken ? -1 : 0)
+        })
+        sandbox.add("big.bin", resource, url: server.url("big.bin"))
+        let result = try sandbox.pull([], environment: Self.segmented)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(sandbox.finalContent("big.bin") == resource.allBytes)
+        let requests = server.requests
+        // Every segment asked once, the broken one never again; then one request without Range, whole.
+        #expect(requests.filter { $0.range == broken }.count == 1, "\(requests.map(\.range))")
+        let whole = requests.filter { $0.range == nil }
+        #expect(whole.count == 1 && whole.allSatisfy { $0.responseStatus == 200 && $0.completed }, "\(requests.map(\.range))")
+        #expect(result.stderr.contains(
+            "a range was answered with Content-Range bytes \((2 << 20) - 1)-\((3 << 20) - 2)/\(Self.size); downloading as one stream"),
+            "\(result.stderr)")
+    }
+
     @Test("item 3: a run killed mid-way leaves segments that the next run continues with If-Range")
     func killedRunResumesSegments() throws {
         let sandbox = try Sandbox()

@@ -42,6 +42,33 @@ struct FaultBehavior: Sendable {
         FaultBehavior { request in FaultRange.respond(resource, to: request, shift: shift) }
     }
 
+    /// Answers a satisfiable range `a-b` with 206 `multipart/byteranges` (RFC 9110 section 14.6):
+    /// the range as `parts` parts (one part is legal too), each with its own `Content-Type` and
+    /// `Content-Range`, between boundaries, and no `Content-Range` on the response; other requests
+    /// as `serve` (a plain GET gets 200 and the whole body).
+    static func multipartRanges(_ resource: FaultResource, parts: Int = 2) -> FaultBehavior {
+        FaultBehavior { request in
+            guard let value = request.range, case .satisfiable(let range) = FaultRange.parse(value, size: resource.size) else {
+                return FaultRange.respond(resource, to: request)
+            }
+            let boundary = "FAULT_BOUNDARY_3d6b"
+            let count = max(1, min(parts, range.count))
+            var body: [FaultResponse.Segment] = []
+            for index in 0..<count {
+                let start = range.lowerBound + range.count * index / count
+                let end = range.lowerBound + range.count * (index + 1) / count
+                let head = "\r\n--\(boundary)\r\nContent-Type: \(resource.contentType)\r\n"
+                    + "Content-Range: bytes \(start)-\(end - 1)/\(resource.size)\r\n\r\n"
+                body += [.bytes(Data(head.utf8)), .resource(resource, start..<end)]
+            }
+            body.append(.bytes(Data("\r\n--\(boundary)--\r\n".utf8)))
+            var headers: FaultHeaders = ["Content-Type": "multipart/byteranges; boundary=\(boundary)", "Accept-Ranges": "bytes"]
+            if let etag = resource.etag { headers["ETag"] = etag }
+            if let lastModified = resource.lastModified { headers["Last-Modified"] = FaultResource.httpDate(lastModified) }
+            return FaultResponse(status: 206, headers: headers, body: body)
+        }
+    }
+
     /// 416 with `Content-Range: bytes */size` to every request with a `Range`; others as `serve`.
     static func rangeNotSatisfiable(_ resource: FaultResource) -> FaultBehavior {
         FaultBehavior { request in
