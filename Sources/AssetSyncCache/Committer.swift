@@ -100,9 +100,11 @@ package enum Committer {
     /// How many empty entries one group commits: each holds no descriptor, so a group can be large.
     package static let emptyGroupSize = 4096
 
-    /// Makes empty files visible at their entries' paths, as one group like `commit`'s: each created
-    /// afresh in `partial/` (never through an existing inode), one `syncfs`, the renames, then each
-    /// parent directory fsynced once. Returns, in order, each file's state record or why it failed.
+    /// Makes empty files visible at their entries' paths, as one group like `commit`'s: each proven
+    /// first (`emptyMismatch`: an entry whose CRC-32 or SHA-256 is not that of zero bytes fails, and
+    /// nothing is made for it), created afresh in `partial/` (never through an existing inode), one
+    /// `syncfs`, the renames, then each parent directory fsynced once. Returns, in order, each file's
+    /// state record or why it failed.
     package static func commitEmpty(
         _ entries: [ManifestEntry], in root: CacheRoot, syncingDirectoriesWith syncDirectory: (Int32) -> Int32 = { fsync($0) }
     ) -> [Result<StateIndex.Record, CommitError>] {
@@ -110,14 +112,13 @@ package enum Committer {
         var moves = [Move?](repeating: nil, count: entries.count)
         let names = PartialFile.uniqueNames(entries.map(\.path))
         for (index, entry) in entries.enumerated() {
-            guard entry.crc32 == 0 else {
-                results[index] = .failure(.mismatch(
-                    "the manifest gives size 0 with CRC-32 \(CRC32Text.hex(entry.crc32)), but an empty file's is 00000000"))
+            if let reason = emptyMismatch(for: entry) {
+                results[index] = .failure(.mismatch(reason))
                 continue
             }
             let name = names[entry.path]! + ".empty"
             do throws(CacheError) {
-                results[index] = .success(try createEmpty(name, in: root))
+                results[index] = .success(try createEmpty(name, for: entry, in: root))
                 moves[index] = Move(name: name, path: entry.path)
             } catch {
                 results[index] = .failure(.local(error))
@@ -144,9 +145,23 @@ package enum Committer {
         return results
     }
 
+    /// The SHA-256 of zero bytes, which every empty file has.
+    static let emptySHA256 = SHA256.digest(of: UnsafeRawBufferPointer(start: nil, count: 0))
+
+    /// How an empty file differs from `entry`, which gives size 0, or nil when it is what the entry
+    /// describes: the proof `verify` makes of any download, over no bytes (CRC-32 00000000, the SHA-256
+    /// of nothing when the entry gives one).
+    static func emptyMismatch(for entry: ManifestEntry) -> String? {
+        guard entry.crc32 == 0 else {
+            return "the manifest gives size 0 with CRC-32 \(CRC32Text.hex(entry.crc32)), but an empty file's is 00000000"
+        }
+        return mismatch(sha256: emptySHA256, for: entry)
+    }
+
     /// Creates the empty file `name` in `partial/` with the committed mode, removing (by name) any
-    /// leftover of that name first; returns the state record it will have once renamed.
-    private static func createEmpty(_ name: String, in root: CacheRoot) throws(CacheError) -> StateIndex.Record {
+    /// leftover of that name first; returns the state record it will have once renamed, with the
+    /// checksums `entry` gives (proven by `emptyMismatch`).
+    private static func createEmpty(_ name: String, for entry: ManifestEntry, in root: CacheRoot) throws(CacheError) -> StateIndex.Record {
         let display = root.path + "/.assetsync/partial/" + name
         var fd = openat(root.partialFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, fileMode)
         if fd < 0, errno == EEXIST, unlinkat(root.partialFD, name, 0) == 0 {
@@ -156,7 +171,7 @@ package enum Committer {
         defer { close(fd) }
         var status = stat()
         guard fchmod(fd, fileMode) == 0, fstat(fd, &status) == 0 else { throw .system(SystemError("chmod", path: display)) }
-        return StateIndex.Record(LocalItem(status), crc32: 0)
+        return StateIndex.Record(LocalItem(status), crc32: entry.crc32, sha256: entry.sha256)
     }
 
     /// A file in `partial/` and the entry path it becomes.

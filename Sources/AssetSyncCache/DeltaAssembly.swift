@@ -29,13 +29,57 @@ package enum DeltaAssembly {
         ReuseSource(destination: root, index: StateIndex(), recordsVouch: false).openFile(path)
     }
 
+    /// How many bytes an old version may exceed twice the new size by and still be cut: below that, cutting
+    /// it costs a fraction of a second whatever the sizes.
+    static let oversizeSlack: Int64 = 64 << 20
+
+    /// Whether the old version `old` is worth cutting for an entry of `size` bytes, decided from its
+    /// size and its holes before any byte is read (docs/delta.md). Cutting reads and hashes every byte
+    /// of the old file (about 0.5 GB/s on one core), holes included, which pays only when it can hold
+    /// much of the new one. It does not when the file is larger than twice `size` plus `oversizeSlack`
+    /// (at most half of it could be chunks of the new file, and a huge one, such as a sparse file of a
+    /// terabyte, would take an hour), nor when it is mostly holes: less than half its size allocated
+    /// (`st_blocks`) and, checked then by `SEEK_DATA`/`SEEK_HOLE` (a file system that compresses counts
+    /// fewer blocks than the data holds), less than half of it data. Such an entry is downloaded whole.
+    package static func isWorthCutting(_ old: FileDescriptor, forSize size: Int64) throws(SystemError) -> Bool {
+        let status = try old.status()
+        let length = Int64(status.st_size)
+        guard length <= size.addingSaturated(size).addingSaturated(oversizeSlack) else { return false }
+        // `st_blocks` counts 512-byte units: allocated below half the size is fewer than size / 1024 of them.
+        guard Int64(status.st_blocks) < length / 1024 else { return true }
+        return holdsData(old, length: length, atLeast: length - length / 2)
+    }
+
+    /// Whether `file`, of `length` bytes, holds at least `wanted` bytes of data (not holes) by `SEEK_DATA`
+    /// and `SEEK_HOLE`. After `mostExtents` stretches of data without an answer, or where the file system
+    /// cannot tell, it is taken to (the stop source still bounds the cutting).
+    private static func holdsData(_ file: FileDescriptor, length: Int64, atLeast wanted: Int64) -> Bool {
+        var (data, offset): (Int64, Int64) = (0, 0)
+        for _ in 0..<mostExtents {
+            let start = file.seekNext(hole: false, from: offset)
+            if start < 0 { return errno != ENXIO }  // ENXIO: no data from `offset` on
+            let end = file.seekNext(hole: true, from: start)
+            guard end > start else { return true }
+            data += end - start
+            offset = end
+            if data >= wanted { return true }
+            if offset - data > length - wanted { return false }
+        }
+        return true
+    }
+
+    /// The most stretches of data `holdsData` walks.
+    private static let mostExtents = 4096
+
     /// Copies into the empty `partial` every chunk of `chunks` that `old` holds, sets the partial's
     /// length to the entry's size, and returns the file's runs in order; nil when the old version
-    /// shares no chunk (the partial is then left empty).
+    /// shares no chunk, or when `shouldStop` said so first (between reads and copies of at most a few
+    /// MiB): the partial is then left empty.
     package static func fill(
-        _ partial: PartialFile, from old: FileDescriptor, chunks: ChunkList, buffer: UnsafeMutableRawBufferPointer
+        _ partial: PartialFile, from old: FileDescriptor, chunks: ChunkList, buffer: UnsafeMutableRawBufferPointer,
+        shouldStop: () -> Bool = { false }
     ) throws(SystemError) -> [Run]? {
-        let found = try index(old, parameters: chunks.parameters, buffer: buffer)
+        guard let found = try index(old, parameters: chunks.parameters, buffer: buffer, shouldStop: shouldStop) else { return nil }
         let sources = chunks.digests.map { found[$0] }
         guard sources.contains(where: { $0 != nil }) else { return nil }
         var runs: [Run] = []
@@ -53,23 +97,37 @@ package enum DeltaAssembly {
                 pending = (last.from, last.to, last.length + Int64(range.count))
                 continue
             }
-            if let last = pending { try copy(from: old, at: last.from, to: target, at: last.to, length: last.length, buffer: buffer) }
+            if let last = pending {
+                guard try copy(from: old, at: last.from, to: target, at: last.to, length: last.length, buffer: buffer, shouldStop: shouldStop)
+                else { return try stopped(partial) }
+            }
             pending = (source, range.lowerBound, Int64(range.count))
         }
-        if let last = pending { try copy(from: old, at: last.from, to: target, at: last.to, length: last.length, buffer: buffer) }
+        if let last = pending {
+            guard try copy(from: old, at: last.from, to: target, at: last.to, length: last.length, buffer: buffer, shouldStop: shouldStop)
+            else { return try stopped(partial) }
+        }
         guard ftruncate(partial.fd, off_t(partial.entry.size)) == 0 else { throw SystemError("truncate", path: partial.displayPath) }
         return runs
     }
 
-    /// Where each chunk of `file`, cut with `parameters`, starts (the first place, for a chunk found twice).
+    /// Empties `partial`, whose copies a stop cut short: the next run prepares it again.
+    private static func stopped(_ partial: PartialFile) throws(SystemError) -> [Run]? {
+        try partial.restart()
+        return nil
+    }
+
+    /// Where each chunk of `file`, cut with `parameters`, starts (the first place, for a chunk found
+    /// twice); nil when `shouldStop`, asked before each read of `buffer`'s size, said so.
     private static func index(
-        _ file: FileDescriptor, parameters: ChunkParameters, buffer: UnsafeMutableRawBufferPointer
-    ) throws(SystemError) -> [ChunkDigest: Int64] {
+        _ file: FileDescriptor, parameters: ChunkParameters, buffer: UnsafeMutableRawBufferPointer, shouldStop: () -> Bool
+    ) throws(SystemError) -> [ChunkDigest: Int64]? {
         var chunker = ContentChunker(parameters: parameters)
         var found: [ChunkDigest: Int64] = [:]
         var chunkStart: Int64 = 0
         var offset: Int64 = 0
         while true {
+            if shouldStop() { return nil }
             let got = try file.read(into: buffer, at: offset)
             guard got > 0 else { break }
             offset += Int64(got)
@@ -107,19 +165,32 @@ package enum DeltaAssembly {
         return runs
     }
 
-    /// Copies `length` bytes inside the kernel as far as it goes, then through `buffer`.
+    /// The most bytes one `copy_file_range` of `copy` is asked for, between two looks at the stop source.
+    static let copyPiece: Int64 = 16 << 20
+
+    /// Copies `length` bytes inside the kernel as far as it goes, `copyPiece` at a time, then through
+    /// `buffer`; false, with the copy unfinished, when `shouldStop` said so between two pieces.
     private static func copy(
         from old: FileDescriptor, at source: Int64, to target: FileDescriptor, at offset: Int64, length: Int64,
-        buffer: UnsafeMutableRawBufferPointer
-    ) throws(SystemError) {
-        var done = target.copyRange(from: old, length: length, sourceOffset: source, offset: offset)
+        buffer: UnsafeMutableRawBufferPointer, shouldStop: () -> Bool
+    ) throws(SystemError) -> Bool {
+        var done: Int64 = 0
         while done < length {
+            if shouldStop() { return false }
+            let piece = min(copyPiece, length - done)
+            let copied = target.copyRange(from: old, length: piece, sourceOffset: source + done, offset: offset + done)
+            done += copied
+            if copied < piece { break }
+        }
+        while done < length {
+            if shouldStop() { return false }
             let wanted = Int(min(Int64(buffer.count), length - done))
             let got = try old.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), at: source + done)
             guard got > 0 else { throw SystemError("read", path: old.path, code: EIO) }
             try target.writeAll(UnsafeRawBufferPointer(rebasing: buffer[0..<got]), at: offset + done)
             done += Int64(got)
         }
+        return true
     }
 
     /// The first chunk of `partial` whose SHA-256 (first 128 bits) is not the one `chunks` lists, as

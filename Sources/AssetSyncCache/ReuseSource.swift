@@ -1,3 +1,4 @@
+import AssetSyncModel
 import Glibc
 
 /// A directory whose files may already hold bytes a pull needs, with the state index that says
@@ -68,10 +69,14 @@ public final class ReuseSource: Sendable {
     /// entry path, another directory's with that directory in front.
     public func displayPath(of relativePath: String) -> String { isDestination ? relativePath : path + "/" + relativePath }
 
-    /// Opens the regular file at `relativePath` for reading, or returns nil: no component may be a
-    /// symlink (each directory is opened with `O_NOFOLLOW`, and so is the file), and anything but a
-    /// regular file (a FIFO, a device) is refused without blocking.
+    /// Opens the regular file at `relativePath` beneath this directory for reading, or returns nil: the
+    /// path must keep the manifest's path rules (no `..`, `.` or empty component, nothing absolute, so
+    /// that each step goes down), no component may be a symlink (each directory is opened with
+    /// `O_NOFOLLOW`, and so is the file), and anything but a regular file (a FIFO, a device) is refused
+    /// without blocking.
     func openFile(_ relativePath: String) -> Int32? {
+        var path = relativePath
+        guard path.withUTF8({ ManifestRules.isValidPath($0) }) else { return nil }
         var directory = dup(fd)
         guard directory >= 0 else { return nil }
         let components = relativePath.split(separator: "/", omittingEmptySubsequences: false)

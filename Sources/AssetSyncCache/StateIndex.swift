@@ -10,7 +10,9 @@ import Glibc
 /// `crc32:sha256` for a file proven to have a SHA-256 too), and
 /// ends with `end <count> <crc32 of everything before>`: a torn or corrupt
 /// index fails that check and is treated as empty, which costs re-verification
-/// and never a wrong answer.
+/// and never a wrong answer. A record whose path breaks the manifest's path rules
+/// (`../x`, `/x`, under `.assetsync/`) is dropped as it is read: no index, DEST's
+/// or another cache's, can point outside its directory.
 public struct StateIndex: Equatable, Sendable {
     public typealias Record = FileProof
 
@@ -155,28 +157,35 @@ public struct StateIndex: Equatable, Sendable {
         // (a record line is at least 10 bytes, `0 0 0 0 p` and its newline).
         entries.reserveCapacity(min(count, trailerStart / 10))
         var inOrder = true
+        var lines = 0
         let parsed: Bool = bytes.withUnsafeBufferPointer { bytes in
             var lineStart = header.utf8.count
             while lineStart < trailerStart {
-                guard let entry = Self.record(in: bytes, from: &lineStart, to: trailerStart) else { return false }
+                guard let (entry, pathIsValid) = Self.record(in: bytes, from: &lineStart, to: trailerStart) else { return false }
+                lines += 1
+                // A path no manifest could give (`../x`, `/x`, `a//b`, `a/./b`, a control character, under
+                // `.assetsync/`) names no file of this cache: the record is dropped, the rest of the index kept.
+                guard pathIsValid else { continue }
                 if inOrder, let last = entries.last, PathOrder.compare(last.path, entry.path) >= 0 { inOrder = false }
                 entries.append(entry)
             }
             return true
         }
-        guard parsed, entries.count == count else { return nil }
+        guard parsed, lines == count else { return nil }
         if inOrder { return StateIndex(sorted: entries) }
         // Written by another tool: sorted here, and a path listed twice makes the file foreign.
         let index = StateIndex(entries)
-        return index.entries.count == count ? index : nil
+        return index.entries.count == entries.count ? index : nil
     }
 
     /// The index of `entries` already in `PathOrder`, one per path.
     init(sorted: [Entry]) { entries = sorted }
 
     /// Parses the record line (`crc32[:sha256] size mtime_ns inode path`) that starts at `start`, and
-    /// moves `start` past it; nil for a malformed line.
-    private static func record(in bytes: UnsafeBufferPointer<UInt8>, from start: inout Int, to end: Int) -> Entry? {
+    /// moves `start` past it, with whether its path keeps the manifest's path rules; nil for a malformed line.
+    private static func record(
+        in bytes: UnsafeBufferPointer<UInt8>, from start: inout Int, to end: Int
+    ) -> (entry: Entry, pathIsValid: Bool)? {
         var offset = start
         guard let (crc32, sha256) = checksums(in: bytes, at: &offset),
               let size = number(in: bytes, at: &offset, radix: 10).flatMap({ Int64(exactly: $0) }),
@@ -185,10 +194,11 @@ public struct StateIndex: Equatable, Sendable {
         else { return nil }
         var lineEnd = offset
         while lineEnd < end, bytes[lineEnd] != 0x0A { lineEnd += 1 }
-        guard lineEnd < end, let path = String(validating: UnsafeBufferPointer(rebasing: bytes[offset..<lineEnd]), as: UTF8.self)
-        else { return nil }
+        let pathBytes = UnsafeBufferPointer(rebasing: bytes[offset..<lineEnd])
+        guard lineEnd < end, let path = String(validating: pathBytes, as: UTF8.self) else { return nil }
         start = lineEnd + 1
-        return Entry(path: path, record: Record(size: size, mtimeNanoseconds: mtime, inode: inode, crc32: crc32, sha256: sha256))
+        let record = Record(size: size, mtimeNanoseconds: mtime, inode: inode, crc32: crc32, sha256: sha256)
+        return (Entry(path: path, record: record), ManifestRules.isValidPath(pathBytes))
     }
 
     /// The digits at `offset` up to the next space, which `offset` moves past; nil when there are none,

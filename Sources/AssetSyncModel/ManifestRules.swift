@@ -25,6 +25,10 @@ package enum ManifestRules {
         return text
     }
 
+    /// Whether `bytes` are a path these rules allow: for paths read from anywhere but a manifest (a state
+    /// index), which must name no more than a manifest could (no `..`, nothing absolute or under `.assetsync/`).
+    package static func isValidPath(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool { brokenPathRule(bytes) == nil }
+
     /// The first path rule `bytes` break, phrased with the field, "" for an empty path; nil when it is valid.
     private static func brokenPathRule(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         guard !bytes.isEmpty else { return "" }

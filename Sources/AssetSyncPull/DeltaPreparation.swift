@@ -52,10 +52,15 @@ struct DeltaPreparation {
         if let fields = PartialFile.resumeFields(root: root, name: name, entry: entry), ResumeRecord.canResume(fields) { return }
         guard let chunks = entry.chunks, let old = DeltaAssembly.openOldVersion(of: entry.path, in: root) else { return }
         defer { close(old) }
-        guard let partial = try? PartialFile(root: root, entry: entry, name: name, buffer: buffer, resumable: { _ in false }) else { return }
+        let source = FileDescriptor(old, path: root.path + "/" + entry.path)
+        // An old version far larger than the new one, or mostly holes, is not read at all.
+        guard (try? DeltaAssembly.isWorthCutting(source, forSize: entry.size)) == true,
+              let partial = try? PartialFile(root: root, entry: entry, name: name, buffer: buffer, resumable: { _ in false })
+        else { return }
         do throws(SystemError) {
-            let source = FileDescriptor(old, path: root.path + "/" + entry.path)
-            guard let runs = try DeltaAssembly.fill(partial, from: source, chunks: chunks, buffer: buffer) else { return }
+            // A stop is heeded between reads, as the transfers heed it: the run ends at once, the partial left empty.
+            guard let runs = try DeltaAssembly.fill(partial, from: source, chunks: chunks, buffer: buffer, shouldStop: stop.isRequested)
+            else { return }
             let record = ResumeRecord(
                 url: request.sources[0].url, etag: nil, lastModified: nil, segments: Self.segments(of: runs),
                 reused: runs.lazy.filter(\.copied).map { Int64($0.range.count) }.reduce(0, +))

@@ -108,6 +108,12 @@ package struct FileDescriptor {
         return done
     }
 
+    /// Where the next hole (`SEEK_HOLE`) or the next data (`SEEK_DATA`) at or after `offset` starts;
+    /// -1 with `errno` set (ENXIO: nothing but holes from `offset` on, or `offset` at the end).
+    package func seekNext(hole: Bool, from offset: Int64) -> Int64 {
+        asc_seek(raw, offset, hole ? 1 : 0)
+    }
+
     package func status() throws(SystemError) -> stat {
         var status = stat()
         _ = try retryingInterrupts("stat", path: path) { fstat(raw, &status) }

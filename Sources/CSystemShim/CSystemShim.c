@@ -36,4 +36,6 @@ int asc_set_mtime(int fd, int64_t seconds, int64_t nanoseconds) {
     return futimens(fd, times);
 }
 
+int64_t asc_seek(int fd, int64_t offset, int hole) { return lseek(fd, offset, hole ? SEEK_HOLE : SEEK_DATA); }
+
 int asc_memfd_create(const char *name) { return memfd_create(name, MFD_CLOEXEC); }

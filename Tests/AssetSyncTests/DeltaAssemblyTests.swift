@@ -19,7 +19,8 @@ import TestSupport
 
     /// The partial of `new` assembled over `old` at `pack.bin` in a fresh cache, with its runs and bytes.
     static func assemble(
-        old: [UInt8], new: [UInt8], _ body: (_ runs: [DeltaAssembly.Run]?, _ partial: PartialFile, _ chunks: ChunkList) throws -> Void
+        old: [UInt8], new: [UInt8], shouldStop: () -> Bool = { false },
+        _ body: (_ runs: [DeltaAssembly.Run]?, _ partial: PartialFile, _ chunks: ChunkList) throws -> Void
     ) throws {
         let directory = try TemporaryDirectory()
         let root = try CacheRoot(resolvedPath: directory.path + "/cache")
@@ -31,7 +32,7 @@ import TestSupport
         let partial = try PartialFile(root: root, entry: entry, name: "p", buffer: buffer, resumable: { _ in false })
         let old = try #require(DeltaAssembly.openOldVersion(of: "pack.bin", in: root))
         defer { close(old) }
-        try body(try DeltaAssembly.fill(partial, from: FileDescriptor(old), chunks: chunks, buffer: buffer), partial, chunks)
+        try body(try DeltaAssembly.fill(partial, from: FileDescriptor(old), chunks: chunks, buffer: buffer, shouldStop: shouldStop), partial, chunks)
     }
 
     /// The partial's bytes, read through its own descriptor (not Foundation's `Data(contentsOf:)`,
@@ -80,6 +81,60 @@ import TestSupport
             let bytes = try Self.contents(of: partial)
             #expect(runs == nil && bytes.isEmpty)
         }
+    }
+
+    @Test func aStopWhileCuttingOrCopyingLeavesThePartialEmpty() throws {
+        let old = Self.randomBytes(1 << 20, seed: 1)
+        var new = old
+        new.replaceSubrange(700_000..<710_000, with: Self.randomBytes(10_000, seed: 2))
+        new.insert(contentsOf: Self.randomBytes(30_000, seed: 3), at: 200_000)
+        // Asked before each read of the old version (two: its one MiB, then its end), then before each
+        // copy: a stop at the first question, and at the fourth, once the first shared stretch was copied.
+        for stopAt in [1, 4] {
+            var questions = 0
+            try Self.assemble(old: old, new: new, shouldStop: {
+                questions += 1
+                return questions >= stopAt
+            }) { runs, partial, _ in
+                let bytes = try Self.contents(of: partial)
+                #expect(runs == nil && questions == stopAt && bytes.isEmpty, "stopped at question \(stopAt)")
+            }
+        }
+        try Self.assemble(old: old, new: new) { runs, _, _ in #expect(runs != nil, "without a stop, the same partial is a delta") }
+    }
+
+    /// A new file at `path` of `size` bytes, `data` at its start, then holes (`ftruncate`) or, when
+    /// `allocated`, blocks reserved and never written (`posix_fallocate`); open for reading and writing.
+    static func file(_ path: String, data: [UInt8] = [], size: Int, allocated: Bool = false) throws -> Int32 {
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        try #require(fd >= 0)
+        try data.withUnsafeBytes { try FileDescriptor(fd).writeAll($0, at: 0) }
+        try #require(allocated ? posix_fallocate(fd, 0, off_t(size)) == 0 : ftruncate(fd, off_t(size)) == 0)
+        return fd
+    }
+
+    @Test func anOldVersionIsCutOnlyWhenNeitherFarLargerThanTheNewNorMostlyHoles() throws {
+        let directory = try TemporaryDirectory()
+        let mebibyte = 1 << 20
+        // 70 MiB of data: cut for a new file of 3 MiB (70 = 2 × 3 + 64) or more, not for 2 MiB.
+        let dense = try Self.file(directory.path + "/dense", data: [UInt8](repeating: 7, count: 70 * mebibyte), size: 70 * mebibyte)
+        defer { close(dense) }
+        #expect(try DeltaAssembly.isWorthCutting(FileDescriptor(dense), forSize: Int64(3 * mebibyte)))
+        #expect(try DeltaAssembly.isWorthCutting(FileDescriptor(dense), forSize: Int64(70 * mebibyte)))
+        #expect(try !DeltaAssembly.isWorthCutting(FileDescriptor(dense), forSize: Int64(2 * mebibyte)))
+        // 1 MiB of data, then holes to 256 MiB: never, even for a new file of the same size.
+        let sparse = try Self.file(directory.path + "/sparse", data: Self.randomBytes(mebibyte, seed: 9), size: 256 * mebibyte)
+        defer { close(sparse) }
+        #expect(try !DeltaAssembly.isWorthCutting(FileDescriptor(sparse), forSize: Int64(256 * mebibyte)))
+        // Holes to its middle, data from there: half of it is allocated, so it is cut.
+        let half = try Self.file(directory.path + "/half", size: 32 * mebibyte)
+        defer { close(half) }
+        try [UInt8](repeating: 1, count: 32 * mebibyte).withUnsafeBytes { try FileDescriptor(half).writeAll($0, at: Int64(32 * mebibyte)) }
+        #expect(try DeltaAssembly.isWorthCutting(FileDescriptor(half), forSize: Int64(64 * mebibyte)))
+        // Blocks reserved and none written (read as zeros): allocated, so cut.
+        let reserved = try Self.file(directory.path + "/reserved", size: 256 * mebibyte, allocated: true)
+        defer { close(reserved) }
+        #expect(try DeltaAssembly.isWorthCutting(FileDescriptor(reserved), forSize: Int64(256 * mebibyte)))
     }
 
     @Test func changesInEveryOtherChunkAreBoundedToTheMostRuns() throws {

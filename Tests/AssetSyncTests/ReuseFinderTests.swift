@@ -106,4 +106,18 @@ import TestSupport
         let source = try #require(ReuseSource(otherCacheAt: directory.path))
         #expect(source.openFile("a.bin") == nil)
     }
+
+    @Test func aSourceOpensOnlyFilesBeneathItsDirectory() throws {
+        let directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.path + "/cache/sub", withIntermediateDirectories: true)
+        try Self.hello.write(to: URL(fileURLWithPath: directory.path + "/cache/sub/a.bin"))
+        try Self.hello.write(to: URL(fileURLWithPath: directory.path + "/dot"))
+        let source = try #require(ReuseSource(otherCacheAt: directory.path + "/cache"))
+        let inside = try #require(source.openFile("sub/a.bin"))
+        close(inside)
+        // Each of these would reach a file (or the same one) by a way that does not only go down.
+        for path in ["../dot", "sub/../../dot", "sub/../sub/a.bin", "./sub/a.bin", "sub//a.bin", "sub/./a.bin", directory.path + "/dot"] {
+            #expect(source.openFile(path) == nil, "\(path)")
+        }
+    }
 }

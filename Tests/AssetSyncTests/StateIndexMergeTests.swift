@@ -89,6 +89,19 @@ import Testing
         #expect(StateIndex.decode(stateFile(["00000001 1 1 1 with space/and more"]))?.entries.first?.path == "with space/and more")
     }
 
+    @Test func recordsWhosePathsBreakTheManifestsPathRulesAreDroppedAndTheRestKept() {
+        let bad = ["../x", "a/../../x", "/abs", "a/./b", "./a", "a//b", "a/", "a\u{0}b", "a\u{1F}b", "a\\b",
+                   ".assetsync/state", ".assetsync", String(repeating: "n", count: 256)]
+        let lines = ["00000001 1 1 1 a", "00000002 2 2 2 sub/b"] + bad.map { "00000003 3 3 3 \($0)" } + ["00000004 4 4 4 zz"]
+        let index = StateIndex.decode(stateFile(lines))
+        #expect(index?.entries.map(\.path) == ["a", "sub/b", "zz"], "\(index?.entries.map(\.path) ?? [])")
+        // Out of order, as another tool may write it: the same records are dropped and the rest sorted.
+        #expect(StateIndex.decode(stateFile(lines.reversed()))?.entries.map(\.path) == ["a", "sub/b", "zz"])
+        // Names a manifest may give, dots and spaces within a component included, are kept.
+        let good = ["..a", "a..", ".hidden/...", "a b/c", ".assetsyncx/y"]
+        #expect(StateIndex.decode(stateFile(good.map { "00000001 1 1 1 \($0)" }))?.entries.count == good.count)
+    }
+
     /// Found by `make fuzz` (fuzz/regressions/records): the trailer's count is outside the CRC, and
     /// reserving room for 9,775,287,372 entries before counting them ran out of memory.
     @Test func aTrailerClaimingBillionsOfEntriesIsRefusedWithoutReservingThem() {

@@ -267,4 +267,85 @@ import TestSupport
         #expect(done["bytes_transferred"] as? Int == resumed.map(\.bodyBytesSent).reduce(0, +))
         #expect(reused != nil && done["reused_bytes"] as? Int == reused)
     }
+
+    /// Makes `path` a file of `size` bytes: sparse (`truncate`, holes cost nothing on ext4 or tmpfs) or
+    /// allocated (`posix_fallocate`: blocks reserved, none written, read back as zeros at memory speed).
+    static func extend(_ path: String, to size: Int, allocated: Bool) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        try #require(allocated ? posix_fallocate(fd, 0, off_t(size)) == 0 : ftruncate(fd, off_t(size)) == 0, "\(path): \(errno)")
+    }
+
+    /// The bytes process `pid` has read so far (`rchar` of `/proc/PID/io`: every `read` and `pread`,
+    /// holes and the page cache included); nil once it has gone.
+    static func bytesRead(by pid: Int32) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8) else { return nil }
+        return text.split(separator: "\n").first { $0.hasPrefix("rchar:") }.flatMap { Int($0.dropFirst("rchar:".count).trimmingCharacters(in: .whitespaces)) }
+    }
+
+    @Test func anOldVersionFarLargerThanTheEntryIsNotReadAndTheFileIsDownloadedWhole() throws {
+        let (old, new) = Self.versions()
+        let (sandbox, server) = try Self.serving(new, by: .serve(.data(new, etag: "\"v2\"")), chunks: try Self.chunks(of: new), over: old)
+        defer {
+            server.stop()
+            sandbox.checkInvariants()
+        }
+        // The old version's bytes, then 8 GiB of holes: it shares most chunks, but is far larger than the new file.
+        try Self.extend(sandbox.dest + "/pack.bin", to: 8 << 30, allocated: false)
+        let started = Date()
+        let result = try Self.pull(sandbox, expecting: new, ["--json"])
+        let seconds = Date().timeIntervalSince(started)
+        // Cut, it would have been a delta of a few ranges; by its size, it is one whole GET.
+        let requests = server.requests
+        #expect(requests.count == 1 && requests.first?.range == nil && requests.first?.completed == true, "\(requests.map(\.range))")
+        #expect(try Self.done(result.stdout)["reused_bytes"] as? Int == 0)
+        // Reading and cutting the 8 GiB takes tens of seconds; the whole run without it, well under one.
+        #expect(seconds < 15, "\(seconds) s")
+    }
+
+    /// The old version cut here: large enough that cutting it to its end takes far longer than the bound
+    /// below (40 s on the project's 2-core machine; 8 s even at 1 GB/s), and allocated, so it is cut.
+    static let cutSize = 8 << 30
+
+    @Test func aStopWhileTheOldVersionIsCutEndsTheRunAtOnce() throws {
+        let sandbox = try Sandbox()
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.route("/pack.bin", .status(404))
+        try FileManager.default.createDirectory(atPath: sandbox.dest, withIntermediateDirectories: true)
+        try Self.extend(sandbox.dest + "/pack.bin", to: Self.cutSize, allocated: true)
+        // A new version of 5 GiB, listed as chunks of 4 MiB: the old one is within twice its size, so it
+        // is cut (and, of another size, not read for a CRC-32 first). No byte of it is ever fetched.
+        var generator = SeededGenerator(seed: 15)
+        let size = 5 << 30
+        var packed = Data()
+        for _ in 0..<(size >> 22) {
+            packed += [0x00, 0x40, 0x00, 0x00]  // 4 MiB, big-endian
+            packed += withUnsafeBytes(of: (generator.next(), generator.next())) { Data($0) }
+        }
+        let manifest = try sandbox.writeManifest([
+            TestManifest.File(path: "pack.bin", size: size, crc32: "00000000", url: server.url("pack.bin"),
+                              chunks: "262144,1048576,4194304:" + packed.base64EncodedString()),
+        ], name: "large.json")
+        let running = try AssetSyncBinary.start(["pull", manifest, "--dest", sandbox.dest])
+        let cutting = waitUntil(timeout: 60) { (Self.bytesRead(by: running.pid) ?? 0) >= 256 << 20 }
+        if !cutting { running.signal(SIGKILL) }
+        try #require(cutting, "the old version was not read: \(running.stderrSoFar)")
+        running.signal(SIGTERM)
+        let stopped = Date()
+        var read = 0
+        while running.process.isRunning {
+            read = Self.bytesRead(by: running.pid) ?? read
+            usleep(20_000)
+        }
+        let result = try running.wait()
+        let seconds = Date().timeIntervalSince(stopped)
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(seconds < 10, "the stop was heeded only after \(seconds) s")
+        #expect(read < Self.cutSize / 2, "\(read) bytes read: the old version was cut to its end after the stop")
+        #expect(server.requests.isEmpty)
+        var status = stat()
+        #expect(stat(sandbox.dest + "/pack.bin", &status) == 0 && Int(status.st_size) == Self.cutSize, "the old version is left as it was")
+    }
 }

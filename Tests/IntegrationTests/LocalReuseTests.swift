@@ -117,6 +117,48 @@ import TestSupport
         #expect(summary["bytes_transferred"] as? Int == 4 << 20)
     }
 
+    /// A state index whose record names a path that no manifest could (`../outside/dot`), hand-written
+    /// in another cache: the record is dropped, so the file it names outside that cache, though of the
+    /// right bytes, is neither opened nor copied, and the entry is downloaded; the index's other records
+    /// are still used.
+    @Test func aRecordLeadingOutOfTheOtherCacheIsIgnored() throws {
+        let bytes = ["a.bin": PullNginxTests.random(1 << 20), "dot": PullNginxTests.random(70_000)]
+        let sandbox = try Sandbox(serving: bytes)
+        let nginx = try NginxServer(root: sandbox.served)
+        defer { nginx.stop() }
+        let other = sandbox.root.path + "/other"
+        let first = try TestManifest.write(sandbox.files.filter { $0.path == "a.bin" }, base: nginx.baseURL, in: sandbox.root, name: "a.json")
+        #expect(try AssetSyncBinary.run(["pull", first, "--dest", other]).status == 0)
+        let outside = sandbox.root.path + "/outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        try bytes["dot"]!.write(to: URL(fileURLWithPath: outside + "/dot"))
+        var status = stat()
+        #expect(stat(outside + "/dot", &status) == 0)
+        // The other cache's index, with a record of the outside file (its size, CRC-32, mtime and inode) added.
+        let statePath = other + "/.assetsync/state"
+        let lines = try String(contentsOfFile: statePath, encoding: .utf8).split(separator: "\n").map(String.init)
+        try #require(lines.count == 3 && lines[2].hasPrefix("end 1 "), "\(lines)")
+        let mtime = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+        let escaping = "\(TestManifest.crc32Hex(bytes["dot"]!)) \(bytes["dot"]!.count) \(mtime) \(status.st_ino) ../outside/dot"
+        let body = [lines[0], escaping, lines[1]].map { $0 + "\n" }.joined()
+        try (body + "end 2 \(TestManifest.crc32Hex(Data(body.utf8)))\n").write(toFile: statePath, atomically: false, encoding: .utf8)
+        // Whatever opens the outside directory or a file in it from now on is seen.
+        let watch = inotify_init1(O_NONBLOCK | O_CLOEXEC)
+        try #require(watch >= 0)
+        defer { close(watch) }
+        try #require(inotify_add_watch(watch, outside, UInt32(IN_OPEN)) >= 0)
+        _ = nginx.settledAccessLog()
+        nginx.clearAccessLog()
+
+        let result = try AssetSyncBinary.run(["pull", try sandbox.manifest(base: nginx.baseURL), "--dest", sandbox.dest, "--reuse-from", other, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try sandbox.cached() == sandbox.expected)
+        #expect(nginx.settledAccessLog().map(\.path) == ["/dot"], "the file outside the other cache was not copied: it was downloaded")
+        #expect(try Self.events(result.stdout, "done").compactMap { $0["reused_from"] as? String } == [other + "/a.bin"])
+        var events = [UInt8](repeating: 0, count: 4096)
+        #expect(read(watch, &events, events.count) == -1 && errno == EAGAIN, "something outside the other cache was opened")
+    }
+
     /// `plan` and `pull --dry-run` say which files the pull may copy rather than download (a renamed
     /// entry, a file of a `--reuse-from` cache) and how many bytes, without making anything; the pull
     /// then copies exactly those.

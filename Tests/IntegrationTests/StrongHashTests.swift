@@ -131,4 +131,52 @@ import TestSupport
         #expect(pulled.status == 0, "\(pulled.stderr)")
         #expect(collision.sandbox.finalContent("a.bin") == collision.good)
     }
+
+    /// The SHA-256 of zero bytes, as coreutils' sha256sum gives it for an empty file.
+    static let emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+    @Test func anEmptyEntryIsProvenByTheSHA256OfZeroBytesWhetherMadeOrAlreadyThere() throws {
+        let sandbox = try Sandbox()
+        let zeros = String(repeating: "0", count: 64)
+        // No request is made for an empty file: the base is a port nothing listens on.
+        func manifest(_ name: String, bad sha256: String) throws -> String {
+            try sandbox.writeManifest([
+                TestManifest.File(path: "bad", size: 0, crc32: "00000000", sha256: sha256),
+                TestManifest.File(path: "good", size: 0, crc32: "00000000", sha256: Self.emptySHA256),
+            ], base: "http://127.0.0.1:9/", name: name)
+        }
+        let wrong = try manifest("wrong.json", bad: zeros)
+        let failure = "failed   bad: SHA-256 is \(Self.emptySHA256), expected \(zeros) (the CRC-32 matched)\n"
+        let refused = try AssetSyncBinary.run(["pull", wrong, "--dest", sandbox.dest])
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains(failure), "\(refused.stderr)")
+        #expect(refused.stderr.contains("new      good (0 B)\n"), "\(refused.stderr)")
+        #expect(Sandbox.kind(sandbox.dest + "/bad") == 0, "nothing is made for an entry whose SHA-256 is not that of zero bytes")
+        #expect(sandbox.finalContent("good") == Data())
+        let state = try String(contentsOfFile: sandbox.dest + "/.assetsync/state", encoding: .utf8)
+        #expect(state.contains("00000000:\(Self.emptySHA256) 0 ") && !state.contains(zeros), "\(state)")
+        // Every later run refuses it again, never "updated".
+        let again = try AssetSyncBinary.run(["pull", wrong, "--dest", sandbox.dest])
+        #expect(again.status == 1 && again.stderr.contains(failure), "\(again.stderr)")
+        #expect(Sandbox.kind(sandbox.dest + "/bad") == 0)
+
+        // An empty file already there is proven the same way: refused, and left as it was.
+        #expect(FileManager.default.createFile(atPath: sandbox.dest + "/bad", contents: Data()))
+        let present = try AssetSyncBinary.run(["pull", wrong, "--dest", sandbox.dest])
+        #expect(present.status == 1 && present.stderr.contains(failure), "\(present.stderr)")
+        #expect(sandbox.finalContent("bad") == Data())
+        let verified = try AssetSyncBinary.run(["verify", wrong, "--dest", sandbox.dest])
+        #expect(verified.status == 1)
+        #expect(verified.stderr.contains("corrupt  bad: SHA-256 is \(Self.emptySHA256), expected \(zeros)"), "\(verified.stderr)")
+
+        // With the right SHA-256 the file there is current, and one made afresh is committed.
+        let right = try manifest("right.json", bad: Self.emptySHA256)
+        let proven = try AssetSyncBinary.run(["pull", right, "--dest", sandbox.dest])
+        #expect(proven.status == 0, "\(proven.stderr)")
+        #expect(proven.stderr.hasPrefix("0 new, 0 updated, 2 current, 0 failed;"), "\(proven.stderr)")
+        #expect(try AssetSyncBinary.run(["verify", right, "--dest", sandbox.dest]).status == 0)
+        let fresh = try AssetSyncBinary.run(["pull", right, "--dest", sandbox.root.path + "/fresh"])
+        #expect(fresh.status == 0 && fresh.stderr.contains("new      bad (0 B)\n"), "\(fresh.stderr)")
+        #expect(sandbox.finalFiles(in: sandbox.root.path + "/fresh").files == ["bad": Data(), "good": Data()])
+    }
 }

@@ -29,6 +29,9 @@ int64_t asc_copy_file_range(int source, int64_t source_offset, int destination, 
 /// futimens(2) setting only the mtime (the atime is left as it is, UTIME_OMIT, which Swift does not import).
 int asc_set_mtime(int fd, int64_t seconds, int64_t nanoseconds);
 
+/// lseek(2) with SEEK_HOLE (`hole` non-zero) or SEEK_DATA: the next hole or data at or after `offset`.
+int64_t asc_seek(int fd, int64_t offset, int hole);
+
 /// memfd_create(2) with MFD_CLOEXEC: an anonymous file in memory named `name` (for /proc only).
 int asc_memfd_create(const char *name);
 
