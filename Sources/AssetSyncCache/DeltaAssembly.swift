@@ -2,7 +2,7 @@ package import AssetSyncModel
 package import AssetSyncSystem
 import Glibc
 
-/// A delta's partial (issue 14): the old version of a file, cut with the sizes of the new version's
+/// A delta's partial: the old version of a file, cut with the sizes of the new version's
 /// chunk list, holds some of its chunks (same SHA-256, first 128 bits); each is copied into the
 /// partial at its new place (`copy_file_range`, which shares blocks where the file system can,
 /// else read and write), and the stretches between them are left for `Range` requests. Nothing

@@ -1,4 +1,4 @@
-/// A file's content-defined chunks (issue 14): the sizes it was cut with, and each chunk's length
+/// A file's content-defined chunks: the sizes it was cut with, and each chunk's length
 /// and strong hash, in file order. A pull that holds an old version of the file cuts it the same
 /// way, copies the chunks whose hashes are listed here and fetches only the rest.
 ///

@@ -30,7 +30,7 @@ public struct FileResult: Sendable, Equatable {
     /// path in DEST, or a file in another cache), as the user would name it; nil for a download.
     public var reusedFrom: String?
     /// Bytes of a committed file copied from this machine instead of downloaded: all of a file
-    /// reused whole (`reusedFrom`), the chunks a delta kept from the old version (issue 14), else 0.
+    /// reused whole (`reusedFrom`), the chunks a delta kept from the old version, else 0.
     public var reusedBytes: Int64
 
     public init(

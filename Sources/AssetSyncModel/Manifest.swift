@@ -79,7 +79,7 @@ public struct ManifestEntry: Equatable, Sendable {
     /// The SHA-256's bytes, out of line: one word in every entry, where the digest would take five
     /// in entries of manifests that mostly have none.
     private var sha256Bytes: [UInt8]?
-    /// The file's content-defined chunks, for a delta from an old version (issue 14); nil without.
+    /// The file's content-defined chunks, for a delta from an old version; nil without.
     public var chunks: ChunkList?
 
     public init(

@@ -4,7 +4,7 @@ import AssetSyncSystem
 import AssetSyncTransfer
 import Glibc
 
-/// The step before the transfers that makes deltas (issue 14): each entry to fetch that has a chunk
+/// The step before the transfers that makes deltas: each entry to fetch that has a chunk
 /// list and an old version at its path gets a partial holding the chunks the old version shares
 /// (`DeltaAssembly`), and a resume record whose segments are those copied stretches, done, and the
 /// stretches to fetch. The transfers then continue it as they continue any file in segments: the

@@ -8,7 +8,7 @@ package struct ResumeRecord: Equatable {
     package var lastModified: String?
     /// For a file fetched in segments: each segment's range and how many of its bytes are on disk.
     package var segments: [SegmentProgress]?
-    /// For a delta (issue 14): the bytes of the file copied from its old version into the partial,
+    /// For a delta: the bytes of the file copied from its old version into the partial,
     /// which the segments count as done. A delta's record may name no version yet: its first
     /// response names it, as a lead segment's does.
     package var reused: Int64?

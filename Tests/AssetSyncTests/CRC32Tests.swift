@@ -17,7 +17,7 @@ import TestSupport
 
     static let lengths = Array(0...4096) + [65_535, 65_536, 131_079, 1 << 20]
 
-    @Test("item 4: ISA-L and zlib agree on every length 0...4096 (and larger) at random alignments, one-shot and in random pieces")
+    @Test("ISA-L and zlib agree on every length 0...4096 (and larger) at random alignments, one-shot and in random pieces")
     func agreesWithZlib() {
         var random = SeededGenerator(seed: 4)
         Self.pool.withUnsafeBytes { pool in
@@ -40,7 +40,7 @@ import TestSupport
         }
     }
 
-    @Test("item 4: combine gives the CRC of the concatenation, for any split (empty halves included)")
+    @Test("combine gives the CRC of the concatenation, for any split (empty halves included)")
     func combineJoinsAdjacentStretches() {
         var random = SeededGenerator(seed: 5)
         Self.pool.withUnsafeBytes { pool in

@@ -5,7 +5,7 @@ import Testing
 @testable import AssetSyncModel
 import TestSupport
 
-/// The cache scan in byte order and its merge-join with a manifest (issue 10, item 6): the plan
+/// The cache scan in byte order and its merge-join with a manifest: the plan
 /// is what a byte-exact lookup by path gives, whatever the order of the manifest.
 @Suite struct CacheListingMergeTests {
     /// Creates a file of `size` bytes at `relative` under `root`, its directories included, by the bytes of the name.
@@ -27,7 +27,7 @@ import TestSupport
     /// Names where the order of siblings and the order of whole paths differ: "-" and "." sort before "/".
     private let files = ["a/f", "a-b/g", "a-c", "a.txt", "a b/c/d", "ab", "z/y/x/w", "zz", "K", "caf\u{E9}/n", "M/x"]
 
-    @Test("item 6: a scan lists every item, directories included, in byte order")
+    @Test("a scan lists every item, directories included, in byte order")
     func scanIsInByteOrder() throws {
         let directory = try TemporaryDirectory()
         for path in files { try create(directory.path, path) }
@@ -43,7 +43,7 @@ import TestSupport
         #expect(listing.item(at: "z/y/x/v") == nil)
     }
 
-    @Test("item 6: the plan matches entries and finds extras in one merge-join, sorted manifest or not")
+    @Test("the plan matches entries and finds extras in one merge-join, sorted manifest or not")
     func planAgreesWithLookupByPath() throws {
         let directory = try TemporaryDirectory()
         for path in files { try create(directory.path, path, size: 2) }
@@ -62,7 +62,7 @@ import TestSupport
         #expect(none.items.map(\.path) == byteOrdered(files))
     }
 
-    @Test("item 6: NFC and NFD names, a KELVIN SIGN beside a K, and names that differ in case stay apart")
+    @Test("NFC and NFD names, a KELVIN SIGN beside a K, and names that differ in case stay apart")
     func equivalentNamesStayApart() throws {
         let directory = try TemporaryDirectory()
         let (nfc, nfd, kelvin) = ("caf\u{E9}.bin", "cafe\u{301}.bin", "\u{212A}")

@@ -171,9 +171,9 @@ import TestSupport
     }
 }
 
-/// Messages about assetsync's own files that say what to do (issue 8, item 18).
+/// Messages about assetsync's own files that say what to do.
 @Suite struct CacheMessageTests {
-    @Test("item 18: a symlinked .assetsync is refused with advice that does not point at --delete")
+    @Test("a symlinked .assetsync is refused with advice that does not point at --delete")
     func aSymlinkedMetadataDirectoryIsRefusedWithUsefulAdvice() throws {
         let directory = try TemporaryDirectory()
         let elsewhere = try TemporaryDirectory()
@@ -189,7 +189,7 @@ import TestSupport
         }
     }
 
-    @Test("item 18: an error about a resume record names <h>.resume, the file it is")
+    @Test("an error about a resume record names <h>.resume, the file it is")
     func resumeRecordErrorsNameTheRecord() throws {
         let directory = try TemporaryDirectory()
         let root = try CacheRoot(resolvedPath: directory.path + "/cache")

@@ -5,7 +5,7 @@ import Testing
 @testable import AssetSyncSystem
 import TestSupport
 
-/// Issue 14's chunk lists: the chunker's boundaries, the manifest's text of a list, its rules in
+/// Chunk lists: the chunker's boundaries, the manifest's text of a list, its rules in
 /// both readers, and the writer's round trip.
 @Suite struct ChunkListTests {
     /// Small sizes, so that a few hundred KiB hold dozens of chunks.

@@ -8,7 +8,7 @@ import Testing
 @testable import AssetSyncTransfer
 import TestSupport
 
-/// A delta's partial (issue 14): the chunks an old version shares land at their new places, the
+/// A delta's partial: the chunks an old version shares land at their new places, the
 /// runs tile the file, their number is bounded, and the chunk-by-chunk proof finds what is missing.
 @Suite struct DeltaAssemblyTests {
     static func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {

@@ -225,7 +225,7 @@ import Testing
         }
     }
 
-    @Test("item 5: a file below the resume threshold saves no record, a retry within the run still resumes, and a stop drops its bytes")
+    @Test("a file below the resume threshold saves no record, a retry within the run still resumes, and a stop drops its bytes")
     func smallFileKeepsNoRecord() {
         let sink = MemorySink(expected: Self.file)
         let small = download(sink, minimumResumableSize: Self.entry.size + 1)
@@ -243,7 +243,7 @@ import Testing
         #expect(stopped.discarded && stopped.bytes.isEmpty && stopped.saved == nil)
     }
 
-    @Test("item 5: a file at the resume threshold saves its record, and a stop keeps its bytes for the next run")
+    @Test("a file at the resume threshold saves its record, and a stop keeps its bytes for the next run")
     func fileAtTheThresholdKeepsItsRecord() {
         let sink = MemorySink(expected: Self.file)
         let download = download(sink, minimumResumableSize: Self.entry.size)
@@ -253,7 +253,7 @@ import Testing
         #expect(sink.saved == ["url": Self.url, "etag": "\"v1\""])
     }
 
-    @Test("item 5: by default, files under 256 KiB keep no resume record")
+    @Test("by default, files under 256 KiB keep no resume record")
     func defaultThreshold() {
         #expect(TransferOptions().minimumResumableSize == 256 << 10)
     }

@@ -2,7 +2,7 @@ import Testing
 @testable import AssetSyncModel
 @testable import AssetSyncTransfer
 
-/// Issue 10 item 3 in the engine: a large file as segments moved by `ScriptedMultiplexer`, each a
+/// A segmented download in the engine: a large file as segments moved by `ScriptedMultiplexer`, each a
 /// download that counts against `jobs`, while the delegate hears of one file.
 @Suite struct EngineSegmentTests {
     /// 16 bytes with a different value in each, so that a byte in the wrong place shows.
@@ -60,7 +60,7 @@ import Testing
             body: Array(big[range]), chunk: 1)
     }
 
-    @Test("item 3: a file above the threshold runs as four segments counted against jobs; started, summed and finished once")
+    @Test("a file above the threshold runs as four segments counted against jobs; started, summed and finished once")
     func segmentsCountAsJobsAndReportAsOneFile() {
         let small = ["s1": [UInt8](repeating: 7, count: 3), "s2": [UInt8](repeating: 8, count: 3)]
         let multiplexer = ScriptedMultiplexer(responses: [
@@ -82,7 +82,7 @@ import Testing
         #expect(delegate.progress.contains { $0.transfers.contains { $0.path == "big" && $0.done > 4 } })
     }
 
-    @Test("item 3: a 200 to the first segment makes the file one stream, asked for once more without Range")
+    @Test("a 200 to the first segment makes the file one stream, asked for once more without Range")
     func ignoredRangeMakesOneStream() {
         let multiplexer = ScriptedMultiplexer(responses: [
             "big": [
@@ -125,7 +125,7 @@ import Testing
         ])
     }
 
-    @Test("item 3: a segment whose response is cut is retried alone; the retry budget is the file's")
+    @Test("a segment whose response is cut is retried alone; the retry budget is the file's")
     func cutSegmentIsRetriedAlone() {
         var cut = Self.part(8..<12)
         cut.body = Array(cut.body.prefix(2))  // the connection closes after two bytes
@@ -141,7 +141,7 @@ import Testing
         #expect(delegate.inner.lines.contains { $0.hasPrefix("retry big after ") && $0.hasSuffix("the server closed the response after 2 of 4 bytes") })
     }
 
-    @Test("item 3: a full disk under one segment stops the run: the file fails once, the others keep their bytes in the record")
+    @Test("a full disk under one segment stops the run: the file fails once, the others keep their bytes in the record")
     func fullDiskInASegmentFailsTheFileOnce() {
         let multiplexer = ScriptedMultiplexer(responses: [
             "big": [Self.part(0..<4), Self.part(4..<8), Self.part(8..<12), Self.part(12..<16)],
@@ -157,7 +157,7 @@ import Testing
         #expect(segments.hasPrefix("0-4+") && segments.contains(",12-16+1"), "\(segments)")
     }
 
-    @Test("item 3: a segment naming another version than the first makes the file one stream from zero")
+    @Test("a segment naming another version than the first makes the file one stream from zero")
     func versionChangeMakesOneStream() {
         let multiplexer = ScriptedMultiplexer(responses: [
             "big": [
@@ -174,7 +174,7 @@ import Testing
         #expect(delegate.inner.lines.filter { $0.hasPrefix("finished") } == ["finished big: committed"])
     }
 
-    @Test("issue 12: segments whose joined CRC fails make the file one stream from the next source, and mark theirs bad")
+    @Test("segments whose joined CRC fails make the file one stream from the next source, and mark theirs bad")
     func corruptSegmentsMoveToTheMirror() {
         var corrupt = Self.part(8..<12)
         corrupt.body[1] ^= 0xFF  // the right size, the wrong bytes

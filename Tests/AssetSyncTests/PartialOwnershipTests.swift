@@ -31,7 +31,7 @@ import TestSupport
         return try body(buffer)
     }
 
-    @Test("item 1: a partial being written cannot be opened (or truncated) by a second writer")
+    @Test("a partial being written cannot be opened (or truncated) by a second writer")
     func aSecondWriterIsRefusedAndTruncatesNothing() throws {
         let directory = try TemporaryDirectory()
         let root = try CacheRoot(resolvedPath: directory.path + "/cache")
@@ -53,7 +53,7 @@ import TestSupport
         #expect(try String(contentsOfFile: directory.path + "/cache/packs/a.zip", encoding: .utf8) == "hello world")
     }
 
-    @Test("item 1: NFC and NFD spellings of one path have one partial name")
+    @Test("NFC and NFD spellings of one path have one partial name")
     func equivalentPathsShareTheirPartialName() {
         #expect(Self.nfc == Self.nfd && Array(Self.nfc.utf8) != Array(Self.nfd.utf8))
         #expect(PartialFile.name(for: Self.nfc) == PartialFile.name(for: Self.nfd))
@@ -61,7 +61,7 @@ import TestSupport
         #expect(PartialFile.name(for: "a/b") != PartialFile.name(for: "a/c"))
     }
 
-    @Test("item 1: a tree holding an NFC and an NFD file keeps both apart, and looks entries up byte for byte")
+    @Test("a tree holding an NFC and an NFD file keeps both apart, and looks entries up byte for byte")
     func scanKeepsNormalizationTwinsApart() throws {
         let directory = try TemporaryDirectory()
         try create(directory.path + "/" + Self.nfd, "decomposed!")  // 11 bytes
@@ -85,7 +85,7 @@ import TestSupport
         #expect(missing.items.map(\.action) == [.new, .extra])
     }
 
-    @Test("item 3: a partial truncated behind the writer's back is never committed")
+    @Test("a partial truncated behind the writer's back is never committed")
     func commitRefusesAPartialTruncatedByAnotherWriter() throws {
         let directory = try TemporaryDirectory()
         let root = try CacheRoot(resolvedPath: directory.path + "/cache")
@@ -100,7 +100,7 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/cache/packs/a.zip"))
     }
 
-    @Test("item 3: a partial whose name now leads to another file is never committed")
+    @Test("a partial whose name now leads to another file is never committed")
     func commitRefusesAPartialReplacedByAnotherFile() throws {
         let directory = try TemporaryDirectory()
         let root = try CacheRoot(resolvedPath: directory.path + "/cache")
@@ -114,7 +114,7 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/cache/packs/a.zip"))
     }
 
-    @Test("item 18: a failed directory fsync fails only the files renamed into that directory, naming it")
+    @Test("a failed directory fsync fails only the files renamed into that directory, naming it")
     func directoryFsyncErrorsAreAttributedToTheirOwnDirectory() throws {
         let directory = try TemporaryDirectory()
         let cache = directory.path + "/cache"
@@ -140,7 +140,7 @@ import TestSupport
         #expect(errors == [.system(SystemError("fsync", path: cache + "/a", code: EIO)), nil, nil])
     }
 
-    @Test("item 16: empty entries are committed with one fsync per directory, not per file")
+    @Test("empty entries are committed with one fsync per directory, not per file")
     func emptyEntriesAreCommittedInOneGroup() throws {
         let directory = try TemporaryDirectory()
         let root = try CacheRoot(resolvedPath: directory.path + "/cache")

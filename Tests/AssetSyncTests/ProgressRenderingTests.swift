@@ -47,7 +47,7 @@ import Testing
         #expect(ProgressLines.clock(3725) == "1:02:05")
     }
 
-    @Test("item 25: path, bar and figures keep fixed columns whatever the sizes' widths")
+    @Test("path, bar and figures keep fixed columns whatever the sizes' widths")
     func columnsLineUp() {
         let transfers: [ProgressSnapshot.Transfer] = [
             .init(path: "a.bin", size: 12, done: 3),

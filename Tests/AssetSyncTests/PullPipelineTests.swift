@@ -124,7 +124,7 @@ import TestSupport
         #expect(partials(directory).isEmpty)
     }
 
-    @Test("item 5: an interrupted download below the resume threshold leaves no partial, and the next pull restarts it from zero")
+    @Test("an interrupted download below the resume threshold leaves no partial, and the next pull restarts it from zero")
     func interruptedSmallFileRestarts() throws {
         let directory = try TemporaryDirectory()
         let stopped = Mutex(false)

@@ -20,7 +20,7 @@ import Testing
         PullLines.summary(PullSession.Outcome(results: results, interrupted: false, stoppedByLocalError: false), seconds: 1, quiet: false)
     }
 
-    @Test("item 17: a server that refuses every file is named as the cause")
+    @Test("a server that refuses every file is named as the cause")
     func refusedEverywhereSaysSo() {
         let text = summary([failed("a.bin", status: 403), failed("b/c.bin", status: 403)])
         #expect(text.contains("Failed:\n  a.bin: HTTP 403 (http://h/a.bin)\n"))
@@ -30,7 +30,7 @@ import Testing
         #expect(summary([failed("a.bin", status: 401), failed("b.bin", status: 403)]).contains("(HTTP 401 or HTTP 403)"))
     }
 
-    @Test("item 17: no such hint when some file came through or failed otherwise")
+    @Test("no refused-access hint when some file came through or failed otherwise")
     func noHintForMixedFailures() {
         let committed = FileResult(path: "ok.bin", size: 10, action: .new, outcome: .committed, transferred: 10)
         #expect(!summary([failed("a.bin", status: 403), committed]).contains("refused access"))

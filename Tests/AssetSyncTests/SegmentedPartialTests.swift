@@ -6,7 +6,7 @@ import Testing
 @testable import AssetSyncTransfer
 import TestSupport
 
-/// Issue 10 item 3 in the cache and the record: segments of one partial, their CRCs joined with
+/// A segmented download in the cache and the record: segments of one partial, their CRCs joined with
 /// `crc32_combine`, and the segments a resume record keeps.
 @Suite struct SegmentedPartialTests {
     private let entry = ManifestEntry(path: "big.bin", size: 11, crc32: 0x0D4A_1185)  // CRC-32 of "hello world"
@@ -17,7 +17,7 @@ import TestSupport
         return crc.value
     }
 
-    @Test("item 3: CRC32.combine of two pieces' CRCs is the CRC of both, at every split")
+    @Test("CRC32.combine of two pieces' CRCs is the CRC of both, at every split")
     func combineMatchesTheWhole() {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<777).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -27,7 +27,7 @@ import TestSupport
         }
     }
 
-    @Test("item 3: a record keeps its segments, and only segments that tile the file are continued")
+    @Test("a record keeps its segments, and only segments that tile the file are continued")
     func recordSegmentsRoundTripAndMustTile() {
         let segments = [ResumeRecord.SegmentProgress(range: 0..<5, done: 3), .init(range: 5..<11, done: 6)]
         let record = ResumeRecord(url: "http://h/big.bin", etag: "\"v1\"", lastModified: nil, segments: segments)
@@ -46,7 +46,7 @@ import TestSupport
         #expect(ResumeRecord(fields: ["url": "u", "segments": "0-5+1,x"])?.segments == nil)
     }
 
-    @Test("item 3: segments written out of order join into the file's CRC; a reopened partial continues each from its bytes")
+    @Test("segments written out of order join into the file's CRC; a reopened partial continues each from its bytes")
     func segmentsJoinAndResume() throws {
         let directory = try TemporaryDirectory()
         let root = try CacheRoot(resolvedPath: directory.path + "/cache")

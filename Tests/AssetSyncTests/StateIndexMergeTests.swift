@@ -3,7 +3,7 @@ import Testing
 @testable import AssetSyncModel
 @testable import AssetSyncSystem
 
-/// The state index in byte order, and its merge-join with a manifest (issue 10, item 6): every
+/// The state index in byte order, and its merge-join with a manifest: every
 /// lookup gives what a byte-exact lookup by path gives, whatever the order of either side.
 @Suite struct StateIndexMergeTests {
     private func proof(_ n: Int) -> FileProof {
@@ -19,7 +19,7 @@ import Testing
         manifest.map { entry in index.entries.first { Array($0.path.utf8) == Array(entry.path.utf8) }?.record }
     }
 
-    @Test("item 6: the merge-join finds added, removed, renamed and reordered entries as a lookup by path does")
+    @Test("the merge-join finds added, removed, renamed and reordered entries as a lookup by path does")
     func mergeJoinAgreesWithLookupByPath() {
         let index = StateIndex([
             .init(path: "b/kept.bin", record: proof(1)),
@@ -43,7 +43,7 @@ import Testing
         #expect(StateIndex().proofs(for: entries(["a"])) == [nil])
     }
 
-    @Test("item 6: NFC and NFD spellings, and names that differ in case, are different paths")
+    @Test("NFC and NFD spellings, and names that differ in case, are different paths")
     func namesAreComparedByTheirBytes() {
         let nfc = "caf\u{E9}.bin"
         let nfd = "cafe\u{301}.bin"
@@ -54,7 +54,7 @@ import Testing
         #expect(both.proofs(for: entries([nfc, nfd])) == [proof(4), proof(3)])
     }
 
-    @Test("item 6: entries are kept in byte order, one per path, and saved and loaded in that order")
+    @Test("entries are kept in byte order, one per path, and saved and loaded in that order")
     func entriesAreInByteOrder() throws {
         let index = StateIndex([
             .init(path: "b", record: proof(1)), .init(path: "a/x", record: proof(2)), .init(path: "a-x", record: proof(3)),
@@ -75,7 +75,7 @@ import Testing
         return bytes
     }
 
-    @Test("item 6: an index written out of order is sorted when read; one listing a path twice, or malformed, is empty")
+    @Test("an index written out of order is sorted when read; one listing a path twice, or malformed, is empty")
     func decodeSortsAndRefuses() {
         let unsorted = stateFile(["00000002 2 -5 9 b", "00000001 1 10 8 a"])
         let index = StateIndex.decode(unsorted)
@@ -112,7 +112,7 @@ import Testing
         #expect(StateIndex.decode(bytes) == nil)
     }
 
-    @Test("item 6: PathOrder orders by bytes and sorts only what is out of order")
+    @Test("PathOrder orders by bytes and sorts only what is out of order")
     func pathOrderIsByteOrder() {
         let paths = ["a", "a/b", "a-b", "A", "ab", "abcdefghij/k", "abcdefghi", "caf\u{E9}", "cafe\u{301}", "", "abcdefgh"]
         for a in paths {

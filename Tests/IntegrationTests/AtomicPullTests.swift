@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import TestSupport
 
-/// `pull --atomic` against nginx (issue 13, item 1): DEST as a symlink to a complete generation,
+/// `pull --atomic` against nginx: DEST as a symlink to a complete generation,
 /// unchanged files hard-linked (cloned on a file system with reflinks), nothing published by a failed pull, `--keep`, `rollback`, `--delete`,
 /// `plan` and `verify` in this mode, and the switch from a plain DEST and back.
 @Suite struct AtomicPullTests {

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import TestSupport
 
-/// The acceptance of `pull --atomic` (issue 13, item 1): a reader looping over DEST while pulls
+/// The acceptance of `pull --atomic`: a reader looping over DEST while pulls
 /// alternate between two versions never sees a mix, and `kill -9` at random moments of such pulls
 /// always leaves DEST pointing at a complete, verified generation. With `ASSETSYNC_TORTURE=1`
 /// (`make torture`), 50 pulls and 100 kills; otherwise 6 pulls and 4 kills. The reader is a process of its own.

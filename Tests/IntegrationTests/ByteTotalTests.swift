@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Item 6 of issue 8: sizes near Int64.max. Each size fits in an Int64, their sum does not;
+/// Sizes near Int64.max. Each size fits in an Int64, their sum does not;
 /// every total saturates at Int64.max instead of trapping or wrapping to a negative number.
 @Suite struct ByteTotalTests {
     static let huge = Int(Int64.max)
@@ -13,7 +13,7 @@ import TestSupport
             base: "http://127.0.0.1:9/", in: work)
     }
 
-    @Test("item 6: plan of two entries of Int64.max bytes prints a total that does not wrap")
+    @Test("plan of two entries of Int64.max bytes prints a total that does not wrap")
     func planTotalsSaturate() throws {
         let work = try TemporaryDirectory()
         let manifest = try Self.manifest(in: work)
@@ -26,7 +26,7 @@ import TestSupport
             == #"{"type":"summary","files":2,"new":2,"changed":0,"check":0,"current":0,"extra":0,"bytes_to_download":9223372036854775807,"bytes_to_check":0,"bytes_reusable":0}"#)
     }
 
-    @Test("item 6: pull of two entries of Int64.max bytes exits 3 for space, never a trap")
+    @Test("pull of two entries of Int64.max bytes exits 3 for space, never a trap")
     func pullRefusesForSpace() throws {
         let work = try TemporaryDirectory()
         let manifest = try Self.manifest(in: work)

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import TestSupport
 
-/// Issue 14: a changed file with a chunk list is assembled from the chunks its old version in DEST
+/// A changed file with a chunk list is assembled from the chunks its old version in DEST
 /// shares, and only the rest is fetched, with `Range` requests guarded by `If-Range`; every way the
 /// delta can go wrong (Range ignored, another version answered, a chunk list that lies) ends in a
 /// full download, and an interrupted delta resumes without fetching again what it has.

@@ -5,7 +5,7 @@ import TestSupport
 /// `make demo`'s script, run from a copy of the checkout in a private directory, as a new user's clone in
 /// root's home or in `mktemp -d` is.
 @Suite struct DemoTests {
-    @Test("item 17: the demo pulls every file from a checkout under a 0700 directory")
+    @Test("the demo pulls every file from a checkout under a 0700 directory")
     func demoRunsInAPrivateDirectory() throws {
         let checkout = try TemporaryDirectory()
         #expect(chmod(checkout.path, 0o700) == 0)

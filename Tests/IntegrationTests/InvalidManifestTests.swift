@@ -85,7 +85,7 @@ import TestSupport
         ("path-file-then-dir.json", #"Error: manifests/invalid/path-file-then-dir.json:5:5: files[0]: path is a file here but a directory of "a/b" (at files[1]): "a""#),
         ("path-dir-then-file.xml", #"Error: manifests/invalid/path-dir-then-file.xml:4:3: <file>: path is a file here but a directory of "a/b" (at line 3, column 3): "a""#),
         ("path-dir-then-file.json", #"Error: manifests/invalid/path-dir-then-file.json:6:5: files[1]: path is a file here but a directory of "a/b" (at files[0]): "a""#),
-        // item 1: one name in NFC and in NFD is one path (a cache on macOS could not hold both)
+        // one name in NFC and in NFD is one path (a cache on macOS could not hold both)
         ("path-duplicate-nfc-nfd.xml", #"Error: manifests/invalid/path-duplicate-nfc-nfd.xml:5:3: <file>: path is listed twice (also at line 3, column 3, in another Unicode normalization form): "videos/cafe\#u{301}.mp4""#),
         ("path-duplicate-nfc-nfd.json", #"Error: manifests/invalid/path-duplicate-nfc-nfd.json:7:5: files[2]: path is listed twice (also at files[0], in another Unicode normalization form): "videos/cafe\#u{301}.mp4""#),
         ("path-file-then-dir-nfc-nfd.xml", #"Error: manifests/invalid/path-file-then-dir-nfc-nfd.xml:3:3: <file>: path is a file here but a directory of "cafe\#u{301}/intro.mp4" (at line 4, column 3): "caf\#u{e9}""#),

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import TestSupport
 
-/// `kill -9` at random moments of a pull of 32 × 16 MiB files from nginx (issue 11, item 1): each case
+/// `kill -9` at random moments of a pull of 32 × 16 MiB files from nginx: each case
 /// starts a pull into an empty DEST, sends SIGKILL after a random delay within a healthy pull's time
 /// (measured first), checks I1–I4 with `RunInvariants`, then reruns healthy and checks I5, the rerun's
 /// requests included.

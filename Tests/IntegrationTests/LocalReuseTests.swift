@@ -3,12 +3,12 @@ import Glibc
 import Testing
 import TestSupport
 
-/// Local reuse before download (issue 13): renamed entries are copied from their old paths in DEST,
+/// Local reuse before download: renamed entries are copied from their old paths in DEST,
 /// `--reuse-from` copies from another cache, every copy is proven by its CRC-32 before its commit, and
 /// nothing in the other cache is reached through a symlink.
 @Suite struct LocalReuseTests {
-    /// The bytes the rename test moves: 8 files. `ASSETSYNC_REUSE_MIB` scales it (2048 gives the issue's
-    /// 2 GiB, measured by hand; `make test` keeps 128 MiB so that a 2-core machine stays quick).
+    /// The bytes the rename test moves: 8 files. `ASSETSYNC_REUSE_MIB` scales it (2048 gives 2 GiB,
+    /// measured by hand; `make test` keeps 128 MiB so that a 2-core machine stays quick).
     static let renamedMiB = ProcessInfo.processInfo.environment["ASSETSYNC_REUSE_MIB"].flatMap(Int.init) ?? 128
 
     static func events(_ stdout: String, _ type: String) throws -> [[String: Any]] {

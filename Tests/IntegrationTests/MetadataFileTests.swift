@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// What is planted under `.assetsync/` (a FIFO, a huge sparse file, a hard link to a file
-/// outside DEST) can neither hang, crash nor redirect a run (issue 8, items 4, 5 and 11).
+/// outside DEST) can neither hang, crash nor redirect a run.
 @Suite struct MetadataFileTests {
     /// A sandbox whose manifest nginx serves too, pulled once by URL, with the URL.
     private static func pulledRemotely(_ sandbox: Sandbox, _ nginx: NginxServer) throws -> String {
@@ -30,7 +30,7 @@ import Testing
     }
 
     // A run that blocks is killed after the timeout and fails its status check rather than hanging the suite.
-    @Test("item 4: a FIFO at .assetsync/state, at a resume record, at manifest.meta or at the cached manifest blocks neither pull nor verify")
+    @Test("a FIFO at .assetsync/state, at a resume record, at manifest.meta or at the cached manifest blocks neither pull nor verify")
     func fifosAreTreatedAsAbsent() throws {
         let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(70_000), "b.bin": PullNginxTests.random(1000)])
         let nginx = try NginxServer(root: sandbox.served)
@@ -54,7 +54,7 @@ import Testing
         #expect(Self.isRegularFile(metadata + "/manifest"))
     }
 
-    @Test("item 5: a sparse 1 TiB .assetsync/state is torn: pull and verify re-read the files instead of crashing")
+    @Test("a sparse 1 TiB .assetsync/state is torn: pull and verify re-read the files instead of crashing")
     func aHugeStateIndexIsTorn() throws {
         let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(1000)])
         let nginx = try NginxServer(root: sandbox.served)
@@ -73,7 +73,7 @@ import Testing
         #expect(stat(state, &status) == 0 && status.st_size < 1 << 20)  // rewritten, not grown
     }
 
-    @Test("item 11: hard links planted at the lock and at every temporary name leave the linked file outside DEST untouched")
+    @Test("hard links planted at the lock and at every temporary name leave the linked file outside DEST untouched")
     func hardLinksAreNeverWrittenThrough() throws {
         let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(70_000)])
         let nginx = try NginxServer(root: sandbox.served)

@@ -2,10 +2,10 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Item 21 of issue 8: every command that makes a request (`plan URL`, `verify URL`,
+/// Every command that makes a request (`plan URL`, `verify URL`,
 /// `verify --repair`) takes the network options `pull` takes.
 @Suite struct NetworkOptionsTests {
-    @Test("item 21: plan URL and verify URL send --header to a server that requires it")
+    @Test("plan URL and verify URL send --header to a server that requires it")
     func planAndVerifyOfAManifestURLSendTheHeader() throws {
         let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(5000)])
         let nginx = try NginxServer(root: sandbox.served, extraConfig: """
@@ -36,7 +36,7 @@ import TestSupport
         #expect(nginx.waitForAccessLog(count: 6).filter { $0.path == "/private/manifest.json" }.map(\.status) == [403, 200, 200, 403, 304])
     }
 
-    @Test("item 21: verify --repair trusts --cacert against an HTTPS server")
+    @Test("verify --repair trusts --cacert against an HTTPS server")
     func verifyRepairTakesCacert() throws {
         let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(3000), "b/c.bin": PullNginxTests.random(100)])
         let (certificate, key) = try sandbox.makeCertificate()
@@ -60,7 +60,7 @@ import TestSupport
         #expect(try sandbox.cached() == sandbox.expected)
     }
 
-    @Test("item 21: a bad network option is a usage error of the command that was typed")
+    @Test("a bad network option is a usage error of the command that was typed")
     func badNetworkOptionNamesItsCommand() throws {
         let result = try AssetSyncBinary.run(["verify", "m.xml", "--repair", "--cacert", "/nonexistent/ca.pem"])
         #expect(result.status == 2)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Item 7 of issue 8: every numeric option and `ASSETSYNC_*` variable goes through one
+/// Every numeric option and `ASSETSYNC_*` variable goes through one
 /// range-checked parser; a bad value is a usage error (exit 2) naming it, never a crash, a
 /// wrap-around or a silent clamp.
 @Suite struct NumericSettingTests {
@@ -15,7 +15,7 @@ import TestSupport
     }()
     static let rate = "must be bytes per second from 1 to 1024G, such as 500K, 20M or 1G, not"
 
-    @Test("item 7: a bad numeric option exits 2 naming the option, the value and the range", arguments: [
+    @Test("a bad numeric option exits 2 naming the option, the value and the range", arguments: [
         (["--limit-rate", "1e30"], "'--limit-rate' \(rate) \"1e30\""),
         (["--limit-rate", "0.5"], "'--limit-rate' \(rate) \"0.5\""),
         (["--limit-rate", "0"], "'--limit-rate' \(rate) \"0\""),
@@ -43,7 +43,7 @@ import TestSupport
         #expect(result.stderr == "Error: \(message)\n" + Self.pullUsage)
     }
 
-    @Test("item 7: a bad ASSETSYNC_* variable exits 2 naming the variable, the value and the range", arguments: [
+    @Test("a bad ASSETSYNC_* variable exits 2 naming the variable, the value and the range", arguments: [
         ("ASSETSYNC_STALL_TIMEOUT", "nan", "a whole number of seconds from 1 to 86400"),
         ("ASSETSYNC_STALL_TIMEOUT", "1e300", "a whole number of seconds from 1 to 86400"),
         ("ASSETSYNC_STALL_TIMEOUT", "0", "a whole number of seconds from 1 to 86400"),
@@ -68,7 +68,7 @@ import TestSupport
         #expect(plan.stderr.hasSuffix("See 'assetsync plan --help' for more information.\n"))
     }
 
-    @Test("item 7: values in range are accepted, units and fractions included")
+    @Test("values in range are accepted, units and fractions included")
     func goodValuesAreAccepted() throws {
         let work = try TemporaryDirectory()
         let manifest = try TestManifest.write([], base: "http://127.0.0.1:9/", in: work)

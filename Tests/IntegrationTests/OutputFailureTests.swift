@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import TestSupport
 
-/// Items 9 and 10 of issue 8: what a failed write to standard output does. `plan`, `manifest`
+/// What a failed write to standard output does. `plan`, `manifest`
 /// and the help, whose product is their output, exit 3 with a message (a reader that went away
 /// included); `pull --json` keeps pulling, and exits 3 only for a write error other than EPIPE.
 @Suite struct OutputFailureTests {
@@ -30,7 +30,7 @@ import TestSupport
         }
     }
 
-    @Test("item 9: pull --json into a reader that closes after one line still commits every file, exit 0")
+    @Test("pull --json into a reader that closes after one line still commits every file, exit 0")
     func closedStdoutStopsTheEventsNotThePull() throws {
         let server = try FaultServer()
         defer { server.stop() }
@@ -69,7 +69,7 @@ import TestSupport
         }
     }
 
-    @Test("item 10: manifest into a full disk exits 3 naming standard output")
+    @Test("manifest into a full disk exits 3 naming standard output")
     func manifestIntoAFullDisk() throws {
         let work = try TemporaryDirectory()
         try Data(count: 100).write(to: work.url.appendingPathComponent("a.bin"))
@@ -78,7 +78,7 @@ import TestSupport
         #expect(result.stderr == "Error: cannot write the manifest to standard output: No space left on device.\n")
     }
 
-    @Test("item 10: plan and plan --json into a full disk exit 3 naming standard output", arguments: [[], ["--json"]])
+    @Test("plan and plan --json into a full disk exit 3 naming standard output", arguments: [[], ["--json"]])
     func planIntoAFullDisk(_ json: [String]) throws {
         let work = try TemporaryDirectory()
         let manifest = try TestManifest.write([TestManifest.File(path: "a", size: 5, crc32: "00000000")], base: "http://127.0.0.1:9/", in: work)
@@ -87,7 +87,7 @@ import TestSupport
         #expect(result.stderr == "Error: cannot write the plan to standard output: No space left on device.\n")
     }
 
-    @Test("item 10: plan into a pipe whose reader is gone exits 3: its output is its product")
+    @Test("plan into a pipe whose reader is gone exits 3: its output is its product")
     func planIntoAClosedPipe() throws {
         let work = try TemporaryDirectory()
         let manifest = try TestManifest.write([TestManifest.File(path: "a", size: 5, crc32: "00000000")], base: "http://127.0.0.1:9/", in: work)
@@ -101,7 +101,7 @@ import TestSupport
         #expect(result.stderr == "Error: cannot write the plan to standard output: Broken pipe.\n")
     }
 
-    @Test("item 10: pull --json into a full disk commits the files, then exits 3 naming standard output")
+    @Test("pull --json into a full disk commits the files, then exits 3 naming standard output")
     func pullJSONIntoAFullDisk() throws {
         let server = try FaultServer()
         defer { server.stop() }

@@ -12,7 +12,7 @@ import TestSupport
         return String(format: "%016llx", hash)
     }
 
-    @Test("item 20: a directory named like a partial is swept, and the file is pulled")
+    @Test("a directory named like a partial is swept, and the file is pulled")
     func aDirectoryAtAPartialsNameIsSwept() throws {
         let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(100_000)])
         let nginx = try NginxServer(root: sandbox.served)
@@ -56,7 +56,7 @@ import TestSupport
     }
 
     // Needs strace to count system calls; without it there is nothing to measure.
-    @Test("item 16: committing empty entries costs an fsync per directory, not per file",
+    @Test("committing empty entries costs an fsync per directory, not per file",
           .enabled(if: FileManager.default.isExecutableFile(atPath: strace), "strace is not installed"))
     func emptyEntriesAreCommittedInGroups() throws {
         let few = try durabilityCalls(files: 20, directories: 2)

@@ -2,11 +2,11 @@ import Foundation
 import Glibc
 import Testing
 
-/// Item 19 of issue 8: `plan` classifies as `pull` will, through the same state-index check:
+/// `plan` classifies as `pull` will, through the same state-index check:
 /// a file the state index proves is `current` (a pull will not read it), any other file of
 /// the right size is `check`.
 @Suite struct PlanStateTests {
-    @Test("item 19: after a pull, plan shows the files as current, and a touched or changed one as check")
+    @Test("after a pull, plan shows the files as current, and a touched or changed one as check")
     func planReadsTheStateIndexAsPullDoes() throws {
         let sandbox = try Sandbox(serving: [
             "a.bin": PullNginxTests.random(3000), "dir/b.bin": PullNginxTests.random(100), "c.bin": PullNginxTests.random(10),

@@ -54,7 +54,7 @@ import TestSupport
         #expect(nginx.settledAccessLog().isEmpty)
     }
 
-    /// Found by `make torture` (issue 11): a state index that is there but cannot be opened was taken
+    /// Found by `make torture`: a state index that is there but cannot be opened was taken
     /// for a missing one, and `--delete` called a managed DEST unmanaged.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: PullSchedulingTests.strace), "needs strace"))
     func anUnreadableStateIndexIsALocalErrorNotAnUnmanagedDirectory() throws {
@@ -103,7 +103,7 @@ import TestSupport
         #expect(try sandbox.cached() == sandbox.expected)
     }
 
-    @Test("item 2: a .assetsync/ left by a run that never finished does not make --delete remove user files")
+    @Test("a .assetsync/ left by a run that never finished does not make --delete remove user files")
     func anUnfinishedRunDoesNotMakeADirectoryManaged() throws {
         let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(10)])
         let nginx = try NginxServer(root: sandbox.served)
@@ -121,7 +121,7 @@ import TestSupport
         #expect(nginx.settledAccessLog().isEmpty)
     }
 
-    @Test("item 18: a directory where the manifest needs a file: --delete clears it when it holds only directories")
+    @Test("a directory where the manifest needs a file: --delete clears it when it holds only directories")
     func deleteClearsEmptyDirectoriesAtAFilesPath() throws {
         let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(10)])
         let nginx = try NginxServer(root: sandbox.served)
@@ -140,7 +140,7 @@ import TestSupport
         #expect(try sandbox.cached() == sandbox.expected)
     }
 
-    @Test("item 18: --delete removes a file where the manifest needs a directory before downloading, so the same run succeeds")
+    @Test("--delete removes a file where the manifest needs a directory before downloading, so the same run succeeds")
     func deleteClearsAFileAtADirectorysPath() throws {
         let sandbox = try Sandbox(serving: ["packs/a.bin": PullNginxTests.random(10)])
         let nginx = try NginxServer(root: sandbox.served)

@@ -260,7 +260,7 @@ struct PullFaultTests {
 
     // MARK: - 15 Credentials and redirects
 
-    /// The credentials, for the one host the user chose (a local manifest names none: item 14 of issue 8).
+    /// The credentials, for the one host the user chose (a local manifest names none).
     static func credentials(for server: FaultServer) -> [String] {
         ["--header", "Authorization: Bearer secret", "--header", "X-Custom-Token: t0ken", "--auth-host", "127.0.0.1:\(server.port)"]
     }

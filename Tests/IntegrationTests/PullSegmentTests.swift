@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import TestSupport
 
-/// Issue 10 item 3: a large file fetched as several `Range` requests over separate connections,
+/// A large file fetched as several `Range` requests over separate connections,
 /// written into one partial and proven by the segments' CRCs joined. The threshold is lowered
 /// through `ASSETSYNC_SEGMENT_THRESHOLD` so that a few MiB make four segments.
 @Suite struct PullSegmentTests {
@@ -17,7 +17,7 @@ import TestSupport
         stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("{\"type\":\"\(type)\"") }
     }
 
-    @Test("item 3: against nginx a large file comes as four 206 ranges on four connections, proven, started and finished once")
+    @Test("against nginx a large file comes as four 206 ranges on four connections, proven, started and finished once")
     func nginxServesFourSegments() throws {
         let sandbox = try Sandbox(serving: ["big.bin": PullNginxTests.random(Self.size)])
         defer { sandbox.checkInvariants() }
@@ -43,7 +43,7 @@ import TestSupport
         #expect(result.stderr.contains("new      big.bin (4.0 MiB)\n"), "\(result.stderr)")
     }
 
-    @Test("item 3: a server that ignores Range answers the first segment with 200: the file comes as one stream, once")
+    @Test("a server that ignores Range answers the first segment with 200: the file comes as one stream, once")
     func serverIgnoringRangeMakesOneStream() throws {
         let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
@@ -62,7 +62,7 @@ import TestSupport
         #expect(result.stderr.contains("the server ignores Range; downloading as one stream"), "\(result.stderr)")
     }
 
-    @Test("item 3: a segment cut mid-way is retried alone, from its own bytes on")
+    @Test("a segment cut mid-way is retried alone, from its own bytes on")
     func failingSegmentIsRetriedAlone() throws {
         let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
@@ -86,7 +86,7 @@ import TestSupport
         #expect(server.requests.filter { $0.range == retry.first }.allSatisfy { $0.ifRange == resource.etag })
     }
 
-    @Test("item 3: a segment that names another version than the first makes the file one stream from zero")
+    @Test("a segment that names another version than the first makes the file one stream from zero")
     func validatorChangeBetweenSegmentsRestartsAsOneStream() throws {
         let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
@@ -174,7 +174,7 @@ import TestSupport
             "\(result.stderr)")
     }
 
-    @Test("item 3: a run killed mid-way leaves segments that the next run continues with If-Range")
+    @Test("a run killed mid-way leaves segments that the next run continues with If-Range")
     func killedRunResumesSegments() throws {
         let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }

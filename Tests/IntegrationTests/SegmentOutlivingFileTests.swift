@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// A segmented file's segments end with it, whether it is proven or becomes one stream (found by the soak,
-/// issue 11): a segment with every byte in but its response not over stayed among the running transfers,
+/// A segmented file's segments end with it, whether it is proven or becomes one stream (found by the
+/// soak): a segment with every byte in but its response not over stayed among the running transfers,
 /// and once its file was gone it was taken for a file of its own: proven, it crashed the commit (a nil
 /// partial, SIGILL); retried, it wrote through its descriptor into the file already committed.
 @Suite struct SegmentOutlivingFileTests {

@@ -3,8 +3,8 @@ import Glibc
 import Testing
 import TestSupport
 
-/// Small files wait for their retries without holding the writer pool's buffers (found by the soak,
-/// issue 11): the pool has a buffer for each running download and each writer lane, and a small file
+/// Small files wait for their retries without holding the writer pool's buffers (found by the
+/// soak): the pool has a buffer for each running download and each writer lane, and a small file
 /// keeps its bytes in one while it downloads. When more small files than that waited for a retry with
 /// bytes received, the transfer thread waited for ever for a buffer inside libcurl's write callback.
 @Suite struct SmallFileRetryTests {

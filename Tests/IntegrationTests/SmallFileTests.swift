@@ -3,12 +3,12 @@ import Glibc
 import Testing
 import TestSupport
 
-/// What a small file costs (issue 10, item 5): below the resume threshold (256 KiB by default) a
+/// What a small file costs: below the resume threshold (256 KiB by default) a
 /// file keeps no resume record, so a new one costs one create and one rename, and starts again
 /// from zero after a crash; a larger file still keeps its record and resumes.
 @Suite struct SmallFileTests {
     @Test(
-        "item 5: each new small file costs one create and one rename, no ftruncate and no resume record; a large one keeps its record",
+        "each new small file costs one create and one rename, no ftruncate and no resume record; a large one keeps its record",
         .enabled(if: FileManager.default.isExecutableFile(atPath: PullSchedulingTests.strace), "needs strace"))
     func oneCreateAndOneRenamePerSmallFile() throws {
         var files: [String: Data] = ["large.bin": PullNginxTests.random(300_000)]
@@ -36,7 +36,7 @@ import TestSupport
         #expect(count("renameat", ".resume\"") == 1)
     }
 
-    @Test("item 5: after kill -9, a file below the resume threshold restarts from zero; one above resumes with Range")
+    @Test("after kill -9, a file below the resume threshold restarts from zero; one above resumes with Range")
     func killedSmallAndLargeFiles() throws {
         let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import TestSupport
 
-/// The soak (issue 11, item 5; `SoakBench`): repeated `pull --delete` of about 300 files through a server
+/// The soak (`SoakBench`): repeated `pull --delete` of about 300 files through a server
 /// that picks a fault at random for every request, with the manifest changing between runs and SIGTERM
 /// at random moments; I1–I5 after every run, DEST equal to the last manifest at the end, and no growth of
 /// memory or descriptors. The long soak runs with `ASSETSYNC_SOAK=1` (`make soak`), for

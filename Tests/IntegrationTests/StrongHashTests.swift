@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import TestSupport
 
-/// An optional `sha256` per entry (issue 15, item 1) against nginx: `manifest --sha256` writes it,
+/// An optional `sha256` per entry against nginx: `manifest --sha256` writes it,
 /// a pull proves every file by it and records it, `verify` uses it, and bytes crafted to have a
 /// file's CRC-32 (easy: `CRC32Collision`) are refused wherever they come from.
 @Suite struct StrongHashTests {

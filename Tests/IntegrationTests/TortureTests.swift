@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import TestSupport
 
-/// Syscall torture (issue 11, item 1): a small pull, `pull --delete`, `verify --repair` and a pull resuming
+/// Syscall torture: a small pull, `pull --delete`, `verify --repair` and a pull resuming
 /// a killed one's partial, from nginx, with the Kth call of one system call
 /// failed with an error, or the process killed there, by strace's fault injection; `RunInvariants`
 /// checks I1–I5 after every case, I5 with nginx's log of the healthy rerun (it asks only for what was
@@ -24,7 +24,7 @@ import TestSupport
     static let hasStrace = FileManager.default.isExecutableFile(atPath: strace)
     static let sweepEnabled = ProcessInfo.processInfo.environment["ASSETSYNC_TORTURE"] == "1"
 
-    /// The system calls tortured, each with the error it fails with: every call of the issue's list that
+    /// The system calls tortured, each with the error it fails with: every call on the list to torture that
     /// the binary makes here (`strace -f -c` of each scenario). Reads are `read` (the manifest, and the
     /// loader's) and `pread64` (resume records, the state index, files re-read by `verify` and resumes);
     /// writes are `pwrite64` (partials, the lock's holder) and `write` (the state index, records, stderr);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A consumer of an atomic DEST, in a process of its own (issue 13's acceptance reader).
+"""A consumer of an atomic DEST, in a process of its own (AtomicTortureTests' reader).
 
     set_reader.py DEST VERSIONS.json STOPFILE
 

@@ -165,7 +165,7 @@ enum TestManifest {
         var url: String?
         var mirrors: [String] = []
         var sha256: String?
-        /// The entry's chunk list as a manifest writes it (issue 14); nil for none.
+        /// The entry's chunk list as a manifest writes it; nil for none.
         var chunks: String?
     }
 

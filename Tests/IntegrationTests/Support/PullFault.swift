@@ -33,7 +33,7 @@ struct PullFault: Sendable, CustomTestStringConvertible {
         let elapsed: Duration
     }
 
-    /// The row's name: the test it replaced, or the issue item it comes from.
+    /// The row's name: the test it replaced, or what it checks.
     var name: String
     /// The bytes the manifest names.
     var resource: FaultResource

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 
-/// The invariants I1–I5 of issue 11, checked after any run that may have failed or been killed:
+/// The invariants I1–I5 of docs/reliability.md, checked after any run that may have failed or been killed:
 /// one checker for every torture case. Take it before the run (it snapshots DEST and the sentinel
 /// tree beside DEST), then call `check(_:outcome:)` and `checkRerun(pull:verify:)`; each returns
 /// the violations it found as readable lines (empty when every invariant holds).

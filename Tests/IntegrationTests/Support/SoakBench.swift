@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import TestSupport
 
-/// The soak of issue 11 (item 5): `assetsync pull --delete` again and again, of a `SoakFileSet` that
+/// The soak: `assetsync pull --delete` again and again, of a `SoakFileSet` that
 /// changes between runs, from a `FaultServer` whose every answer `RandomFaults` picks, with SIGTERM at
 /// a random moment of every third run. After each run: `RunInvariants.check` (I1–I4), then a healthy
 /// rerun (honest answers only) and `verify`, and `checkRerun` with `checkRequests` (I5). At the end DEST must hold exactly

@@ -3,14 +3,14 @@ import Glibc
 import Testing
 import TestSupport
 
-/// Issue 8, the transfer items: interrupting a manifest fetch (8), server text on the terminal (12),
-/// validators (13), where credentials go (14), the minimum speed (15), what the events and the
-/// summary count (22), `no-cache` after a CRC mismatch (23) and `--limit-rate` as a total (24).
+/// What guards a pull's transfers against a hostile or slow server: interrupting a manifest fetch,
+/// server text on the terminal, validators, where credentials go, the minimum speed, what the events
+/// and the summary count, `no-cache` after a CRC mismatch and `--limit-rate` as a total.
 @Suite(.tags(.pullFaults))
-struct PullTransferIssue8Tests {
+struct PullTransferSafeguardTests {
     static let size = 100_000
 
-    // MARK: - 8 A signal stops a manifest fetch
+    // MARK: - A signal stops a manifest fetch
 
     /// Starts `pull URL`, waits until the server has its request (and, if `answered`, has answered
     /// it), sends SIGTERM, and returns the run and the seconds it took to end after the signal.
@@ -33,7 +33,7 @@ struct PullTransferIssue8Tests {
         return (result, seconds)
     }
 
-    @Test("item 8: SIGTERM while the manifest server says nothing exits 130 at once")
+    @Test("SIGTERM while the manifest server says nothing exits 130 at once")
     func signalDuringAStalledManifestFetch() throws {
         let (result, seconds) = try Self.interruptFetch(of: .noResponse(), answered: false)
         #expect(result.status == 130, "\(result.stderr)")
@@ -41,16 +41,16 @@ struct PullTransferIssue8Tests {
         #expect(!result.stderr.contains("cannot fetch"), "\(result.stderr)")
     }
 
-    @Test("item 8: SIGTERM during the backoff before the manifest's next attempt exits 130 at once")
+    @Test("SIGTERM during the backoff before the manifest's next attempt exits 130 at once")
     func signalDuringTheManifestBackoff() throws {
         let (result, seconds) = try Self.interruptFetch(of: .unavailable(retryAfter: "100"), answered: true)
         #expect(result.status == 130, "\(result.stderr)")
         #expect(seconds < 10, "ended \(seconds) s after SIGTERM")
     }
 
-    // MARK: - 12 Server text is escaped
+    // MARK: - Server text is escaped
 
-    @Test("item 12: escape sequences in Content-Range and Location never reach stderr raw")
+    @Test("escape sequences in Content-Range and Location never reach stderr raw")
     func escapeSequencesFromTheServerAreQuoted() throws {
         let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }
@@ -81,7 +81,7 @@ struct PullTransferIssue8Tests {
         #expect(sandbox.finalContent("a.bin") == resource.allBytes)
     }
 
-    // MARK: - 14 Credentials go only to the hosts the user chose
+    // MARK: - Credentials go only to the hosts the user chose
 
     static let token = "Authorization: Bearer secret"
 
@@ -100,7 +100,7 @@ struct PullTransferIssue8Tests {
         return (a, b)
     }
 
-    @Test("item 14: a remote manifest's other hosts get no credentials unless --auth-host names them")
+    @Test("a remote manifest's other hosts get no credentials unless --auth-host names them")
     func credentialsStayOnTheManifestsOriginAndTheAuthHosts() throws {
         let home = try FaultServer()
         let elsewhere = try FaultServer()
@@ -141,7 +141,7 @@ struct PullTransferIssue8Tests {
         #expect(elsewhere.requests.count == 3 && elsewhere.requests.last?.authorization == nil)
     }
 
-    @Test("item 14: with a local manifest, --header needs --auth-host, and goes only to the hosts it names")
+    @Test("with a local manifest, --header needs --auth-host, and goes only to the hosts it names")
     func aLocalManifestSendsCredentialsOnlyToAuthHosts() throws {
         let named = try FaultServer()
         let other = try FaultServer()
@@ -171,9 +171,9 @@ struct PullTransferIssue8Tests {
         #expect(other.requests.count == 1 && other.requests[0].authorization == nil)
     }
 
-    // MARK: - 15 A minimum speed
+    // MARK: - A minimum speed
 
-    @Test("item 15: a remote manifest trickled under --speed-limit is given up in bounded time")
+    @Test("a remote manifest trickled under --speed-limit is given up in bounded time")
     func aTrickledManifestFails() throws {
         let server = try FaultServer()
         defer { server.stop() }
@@ -190,7 +190,7 @@ struct PullTransferIssue8Tests {
         #expect(server.requests(to: "/manifest.json").count == 2)
     }
 
-    @Test("item 15: --speed-time is range-checked")
+    @Test("an out-of-range --speed-time and a malformed --speed-limit exit 2 naming the option")
     func speedTimeIsRangeChecked() throws {
         let sandbox = try Sandbox()
         for bad in ["0", "3601", "x"] {
@@ -202,7 +202,7 @@ struct PullTransferIssue8Tests {
         #expect(rate.status == 2 && rate.stderr.hasPrefix("Error: '--speed-limit' must be bytes per second"), "\(rate.stderr)")
     }
 
-    // MARK: - 13, 15, 22, 23 One file against a hostile server
+    // MARK: - One file against a hostile server
 
     static func events(_ result: RunResult) -> [[String: Any]] {
         result.stdout.split(separator: "\n").compactMap {
@@ -214,7 +214,7 @@ struct PullTransferIssue8Tests {
 
     static let faults: [PullFault] = [
         PullFault(
-            name: "item 13: an ETag with a bare CR is not replayed in If-Range; the resume starts from zero",
+            name: "an ETag with a bare CR is not replayed in If-Range; the resume starts from zero",
             resource: pattern(82).with(etag: "\"abc\rX-Injected: 1\"").with(lastModified: nil),
             behavior: { .sequence([.serve($0).truncated(after: 30_000), .serve($0)]) }, status: 0,
             restarts: .exactly([
@@ -228,7 +228,7 @@ struct PullTransferIssue8Tests {
             #expect(requests[1][header: "X-Injected"] == nil)
         },
         PullFault(
-            name: "item 15: a server trickling bytes is retried under --speed-limit, then fails with exit 1",
+            name: "a server trickling bytes is retried under --speed-limit, then fails with exit 1",
             resource: pattern(87), behavior: { .serve($0).slow(chunkSize: 1, delay: 0.2) },
             options: ["--speed-limit", "1K", "--speed-time", "2", "--retries", "1"], status: 1, retries: .count(1), requests: 2
         ) { run in
@@ -238,7 +238,7 @@ struct PullTransferIssue8Tests {
         },
         // 100 KiB/s allowed, 1 MiB/s required: the requirement gives way to the limit.
         PullFault(
-            name: "item 15: a transfer held down by --limit-rate is not judged too slow",
+            name: "a transfer held down by --limit-rate is not judged too slow",
             resource: pattern(88, size: 400_000), behavior: { .serve($0) },
             options: ["--limit-rate", "100K", "--speed-limit", "1M", "--speed-time", "1", "--retries", "0"], status: 0,
             committed: "new      a.bin (390.6 KiB)", requests: 1
@@ -246,7 +246,7 @@ struct PullTransferIssue8Tests {
             #expect(run.result.stderrLines(startingWith: "retry").isEmpty, "\(run.result.stderr)")
         },
         PullFault(
-            name: "item 22: a server ignoring Range gets a restart line and event, and every byte is counted",
+            name: "a server ignoring Range gets a restart line and event, and every byte is counted",
             resource: pattern(89), behavior: { .sequence([.serve($0).truncated(after: 40_000), .ignoringRange($0)]) },
             options: ["--json"], status: 0,
             restarts: .exactly([
@@ -264,7 +264,7 @@ struct PullTransferIssue8Tests {
             #expect(run.result.stderr.contains("; 136.7 KiB transferred in "), "\(run.result.stderr)")
         },
         PullFault(
-            name: "item 22: two corrupt copies of a file that fails count as two downloads in the summary",
+            name: "two corrupt copies of a file that fails count as two downloads in the summary",
             resource: pattern(90), behavior: { .serve($0.flippingByte(at: 777)) }, options: ["--json"], status: 1, requests: 2
         ) { run in
             let summary = try #require(Self.events(run.result).first { $0["type"] as? String == "summary" })
@@ -272,7 +272,7 @@ struct PullTransferIssue8Tests {
             #expect(run.result.stderr.contains("; 195.3 KiB transferred in "), "\(run.result.stderr)")
         },
         PullFault(
-            name: "item 23: the download after a CRC mismatch asks caches for a fresh copy",
+            name: "the download after a CRC mismatch asks caches for a fresh copy",
             resource: pattern(91), behavior: { .sequence([.serve($0.flippingByte(at: 5)), .serve($0)]) }, status: 0, requests: 2
         ) { run in
             let requests = run.requests
@@ -281,14 +281,14 @@ struct PullTransferIssue8Tests {
         },
     ]
 
-    @Test("items 13, 15, 22, 23: one file against a hostile server", arguments: faults)
+    @Test("one file against a hostile server: an unsafe ETag, a trickle, an ignored Range, corrupt copies", arguments: faults)
     func oneFileAgainstAFault(_ fault: PullFault) throws {
         try fault.run()
     }
 
-    // MARK: - 24 --limit-rate caps the total, shared by the transfers running
+    // MARK: - --limit-rate caps the total, shared by the transfers running
 
-    @Test("item 24: the last transfer running gets the whole --limit-rate")
+    @Test("the last transfer running gets the whole --limit-rate")
     func theLastTransferGetsTheWholeLimit() throws {
         let sandbox = try Sandbox()
         defer { sandbox.checkInvariants() }

@@ -7,11 +7,13 @@ import Testing
 @testable import AssetSyncSystem
 @testable import AssetSyncTransfer
 
-/// Issue 8, the transfer items that can be decided without a network.
-@Suite struct TransferIssue8Tests {
-    // MARK: - 12
+/// What guards a transfer against a hostile or slow server, decided without a network: server text
+/// escaped on the terminal, validators that are valid header values, where credentials go, the
+/// minimum speed, and `--limit-rate` shared by the transfers running.
+@Suite struct TransferSafeguardTests {
+    // MARK: - Server text is escaped
 
-    @Test("item 12: the human lines escape control characters in any reason they print")
+    @Test("the human lines escape control characters in any reason they print")
     func humanLinesEscapeControlCharacters() {
         let failure = Failure(isLocal: false, reason: "bad \u{1B}[2J range", url: "http://h/\u{9B}x")
         let line = PullLines.finished(FileResult(path: "a", size: 1, action: .new, outcome: .failed(failure)))?.text ?? ""
@@ -22,9 +24,9 @@ import Testing
         #expect(QuotedValue.serverValue("bytes \u{1B}[2J") == "\"bytes \\u{1b}[2J\"")
     }
 
-    // MARK: - 13
+    // MARK: - Validators
 
-    @Test("item 13: only valid header values are kept as validators")
+    @Test("only valid header values are kept as validators")
     func validatorsMustBeHeaderValues() {
         var head = ResponseHead()
         head.take("HTTP/1.1 200 OK\r\n")
@@ -40,9 +42,9 @@ import Testing
         #expect(head.etag == "W/\"a b\tc\"")
     }
 
-    // MARK: - 14
+    // MARK: - Where credentials go
 
-    @Test("item 14: the credential scope admits the manifest's origin and the --auth-host names only")
+    @Test("the credential scope admits the manifest's origin and the --auth-host names only")
     func credentialScope() {
         var scope = CredentialScope()
         #expect(!scope.admits("https://cdn.example.com/a"))
@@ -64,9 +66,9 @@ import Testing
 
     private func admit(_ scope: inout CredentialScope, _ host: String) -> Bool { scope.admit(host: host) }
 
-    // MARK: - 15
+    // MARK: - A minimum speed
 
-    @Test("item 15: a window below the minimum speed is a stall; silence still is one")
+    @Test("a window below the minimum speed is a stall; silence still is one")
     func liveness() {
         var slow = Liveness(silence: 30, minimumRate: 100, window: 10, now: 0)
         for second in 1...9 {
@@ -90,9 +92,9 @@ import Testing
         #expect(atFive == nil && later == .silent)
     }
 
-    // MARK: - 24
+    // MARK: - --limit-rate as a total
 
-    @Test("item 24: --limit-rate is shared by the transfers running at each moment")
+    @Test("--limit-rate is shared by the transfers running at each moment")
     func rateShares() {
         #expect(TransferEngine.rateShare(of: 800_000, among: 4) == 200_000)
         #expect(TransferEngine.rateShare(of: 800_000, among: 3) == 266_666)
