@@ -33,12 +33,16 @@ package enum VerifyCommand {
             manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, context: context)
         }
         let started = context.clock()
-        let verdicts: [ContentCheck.Verdict]
+        let read: [ContentCheck.Verdict]?
         do {
-            verdicts = try Verification.run(manifest: manifest, root: root)
+            read = try Verification.run(manifest: manifest, root: root, until: context.stop.isRequested)
         } catch {
             console.err("Error: cannot write the state index: \(error). Check free space and permissions.\n")
             throw ExitStatus(error.kind)
+        }
+        guard let verdicts = read else {
+            console.err("Interrupted: nothing was recorded; run 'assetsync verify' again to read every file.\n")
+            throw .interrupted
         }
         let seconds = context.clock() - started
         var missing = 0

@@ -22,15 +22,21 @@ public enum ContentCheck {
         }
     }
 
-    /// The verdict on each entry's file, read in parallel by one worker per core.
-    public static func verdicts(of entries: [ManifestEntry], in root: CacheRoot) -> [Verdict] {
-        ParallelReader.map(entries.count, placeholder: .missing) { index, buffer in
-            verdict(on: entries[index], in: root, buffer: buffer)
+    /// The verdict on each entry's file, read in parallel by one worker per core; nil when `shouldStop`
+    /// turned true before every file was read to its end (a stop leaves a file of any size at once).
+    public static func verdicts(
+        of entries: [ManifestEntry], in root: CacheRoot, until shouldStop: @escaping @Sendable () -> Bool = { false }
+    ) -> [Verdict]? {
+        let verdicts = ParallelReader.map(entries.count, placeholder: nil) { index, buffer -> Verdict? in
+            shouldStop() ? nil : verdict(on: entries[index], in: root, buffer: buffer, until: shouldStop)
         }
+        return verdicts.contains(nil) ? nil : verdicts.map { $0! }
     }
 
-    /// Reads the regular file at the entry's path, never through a symlink.
-    package static func verdict(on entry: ManifestEntry, in root: CacheRoot, buffer: UnsafeMutableRawBufferPointer) -> Verdict {
+    /// Reads the regular file at the entry's path, never through a symlink; nil when `shouldStop` ended the read.
+    package static func verdict(
+        on entry: ManifestEntry, in root: CacheRoot, buffer: UnsafeMutableRawBufferPointer, until shouldStop: () -> Bool = { false }
+    ) -> Verdict? {
         let display = root.path + "/" + entry.path
         let parent: Int32
         do {
@@ -59,9 +65,10 @@ public enum ContentCheck {
         posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
         let sums: FileChecksums
         do {
-            sums = try FileChecksums.of(fd: fd, length: entry.size, withSHA256: entry.sha256 != nil, buffer: buffer, path: display)
+            sums = try FileChecksums.of(
+                fd: fd, length: entry.size, withSHA256: entry.sha256 != nil, buffer: buffer, path: display, until: shouldStop)
         } catch {
-            return .unreadable(error)
+            return error.code == ECANCELED && shouldStop() ? nil : .unreadable(error)
         }
         guard sums.crc32 == entry.crc32 else { return .wrongCRC(sums.crc32) }
         if let sha256 = sums.sha256, sha256 != entry.sha256 { return .wrongSHA256(sha256) }

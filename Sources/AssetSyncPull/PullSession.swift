@@ -120,7 +120,9 @@ public struct PullSession {
                 }
             }
         }
-        for (index, verdict) in zip(toRead, ContentCheck.verdicts(of: toRead.map { manifest.entries[$0] }, in: root)) {
+        // A stop while they are read proves none of them; the run then ends as interrupted, below.
+        let verdicts = ContentCheck.verdicts(of: toRead.map { manifest.entries[$0] }, in: root, until: stop.isRequested) ?? []
+        for (index, verdict) in zip(toRead, verdicts) {
             proofs[index] = verdict.proof
         }
         var empties: [(entry: ManifestEntry, action: SyncPlan.Action, index: Int)] = []
@@ -160,7 +162,7 @@ public struct PullSession {
         // (a copy that found none is downloaded, and counted here), or none at all (a clone).
         let toFetch = requests.lazy.map(\.entry.size).saturatingSum()
         let have = requests.lazy.map { kept[$0.entry.path] ?? 0 }.saturatingSum()
-        if let shortfall = DiskSpace.shortfall(in: root.path, toFetch: toFetch, alreadyHave: have) {
+        if !stop.isRequested(), let shortfall = DiskSpace.shortfall(in: root.path, toFetch: toFetch, alreadyHave: have) {
             throw .notEnoughSpace(shortfall)
         }
         DeltaPreparation(root: root, stop: stop).run(requests)

@@ -26,10 +26,10 @@ public struct CRC32: Equatable, Sendable {
 
     /// The CRC-32 of the first `length` bytes of `fd`, read with `pread` in chunks of `buffer`'s size.
     public static func of(
-        fd: Int32, length: Int64, buffer: UnsafeMutableRawBufferPointer, path: String
+        fd: Int32, length: Int64, buffer: UnsafeMutableRawBufferPointer, path: String, until shouldStop: () -> Bool = { false }
     ) throws(SystemError) -> UInt32 {
         var crc = CRC32()
-        try FileDescriptor(fd, path: path).readPieces(length: length, buffer: buffer) { crc.update($0) }
+        try FileDescriptor(fd, path: path).readPieces(length: length, buffer: buffer, until: shouldStop) { crc.update($0) }
         return crc.value
     }
 }

@@ -43,12 +43,15 @@ package struct FileDescriptor {
     }
 
     /// Reads the first `length` bytes with `pread`, `buffer`'s size at a time, handing each piece to
-    /// `body`; a file that ends before them is an I/O error.
+    /// `body`; a file that ends before them is an I/O error. `shouldStop`, asked before each piece,
+    /// ends the read with `ECANCELED` (a stop request: a file of any size is left at once).
     package func readPieces(
-        length: Int64, buffer: UnsafeMutableRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void
+        length: Int64, buffer: UnsafeMutableRawBufferPointer, until shouldStop: () -> Bool = { false },
+        _ body: (UnsafeRawBufferPointer) -> Void
     ) throws(SystemError) {
         var offset: Int64 = 0
         while offset < length {
+            if shouldStop() { throw SystemError("read", path: path, code: ECANCELED) }
             let wanted = Int(min(Int64(buffer.count), length - offset))
             let got = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), at: offset)
             if got == 0 { throw SystemError("read", path: path, code: EIO) }
