@@ -140,7 +140,7 @@ public final class ManifestFetcher {
             let reason = code == CURLE_OK ? "HTTP \(status)"
                 : stall.map(liveness.describe)
                 ?? easy.describe(code)
-            let transient = code != CURLE_OK ? !RetryPolicy.isFinal(code) : RetryPolicy.isTransient(status: status)
+            let transient = code != CURLE_OK ? !TransportEnd(code).isFinal : RetryPolicy.isTransient(status: status)
             guard transient, attempt <= options.retries else { throw Failure(description: reason, status: code == CURLE_OK ? status : nil) }
             guard wait(RetryPolicy(options).delay(beforeRetry: attempt, retryAfter: head.retryAfterSeconds)) else {
                 throw Failure(description: "interrupted")

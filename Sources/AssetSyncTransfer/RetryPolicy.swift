@@ -1,5 +1,3 @@
-import CCurl
-
 /// When a failed request is tried again, for asset downloads and the manifest fetch alike:
 /// connection errors, timeouts, stalls and HTTP 408, 429 and 5xx are transient; the wait
 /// grows exponentially with jitter, and honours `Retry-After` up to five maximum delays.
@@ -14,35 +12,6 @@ struct RetryPolicy {
 
     /// Whether an HTTP status may succeed when asked again.
     static func isTransient(status: Int) -> Bool { status == 408 || status == 429 || status >= 500 }
-
-    /// Whether a libcurl error is final for its URL: asking again cannot change it.
-    static func isFinal(_ code: CURLcode) -> Bool {
-        switch code {
-        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE,
-             CURLE_LOGIN_DENIED, CURLE_REMOTE_ACCESS_DENIED:
-            return true
-        default:
-            return false
-        }
-    }
-
-    /// Whether a libcurl error says the server cannot be reached at all (no address, nothing
-    /// listening): worth asking again when there is no other source, not before trying one.
-    static func isUnreachable(_ code: CURLcode) -> Bool {
-        code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST
-    }
-
-    /// Whether a libcurl error is about the server rather than the URL asked: it could not be
-    /// reached (no address, nothing listening) or its TLS did not verify or complete. Only such an
-    /// error marks a whole host bad (`SourceHealth.Scope.host`): another path there fails alike.
-    static func isConnectionLevel(_ code: CURLcode) -> Bool {
-        switch code {
-        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR:
-            return true
-        default:
-            return false
-        }
-    }
 
     /// The wait before retry number `retry` (1 for the first), at least what `Retry-After` asked for.
     func delay(beforeRetry retry: Int, retryAfter: Double?) -> Double {

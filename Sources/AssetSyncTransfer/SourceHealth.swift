@@ -3,7 +3,7 @@ import AssetSyncModel
 /// The sources found bad during one run: one table per `TransferEngine`, read and written on
 /// the transfer thread only. A source is marked when it served bytes that failed the CRC check,
 /// answered with the wrong size, or kept failing (its retries for a file exhausted, or a final
-/// error); later files ask it only after their other sources (`Download`). A 404 or another
+/// error); later files ask it only after their other sources (`DownloadDecisions`). A 404 or another
 /// final answer about one file marks nothing: a mirror lacking one file still serves the others.
 ///
 /// What a mark covers is what the failure says something about:
