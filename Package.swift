@@ -5,6 +5,7 @@ let package = Package(
     name: "assetsync",
     products: [
         .executable(name: "assetsync", targets: ["assetsync"]),
+        .library(name: "AssetSync", targets: ["AssetSync"]),
     ],
     targets: [
         .systemLibrary(
@@ -49,6 +50,11 @@ let package = Package(
         .target(
             name: "AssetSyncPull",
             dependencies: ["AssetSyncModel", "AssetSyncSystem", "AssetSyncCache", "AssetSyncTransfer"]),
+        /// The public library: requests, pull / plan / verify, events, reports, one error; the
+        /// process-wide set-up. Its public declarations are the whole API (`make api-check`).
+        .target(
+            name: "AssetSync",
+            dependencies: ["AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer", "AssetSyncPull"]),
         /// The commands, renderers, help text and exit codes: the only code that knows a terminal,
         /// standard input, flags and signals.
         .target(

@@ -1,4 +1,5 @@
 import AssetSyncModel
+import AssetSyncManifestIO
 import AssetSyncTransfer
 import Glibc
 /// Dispatches a command line to its command and turns every failure into a
@@ -17,6 +18,7 @@ public enum CommandLineTool {
             console.err("Error: cannot set up libcurl: \(error.message).\n")
             return ExitStatus(error.kind).rawValue
         }
+        ManifestReader.prepare()  // libxml2's set-up, here on the main thread rather than on the first reader's
         Interruption.install()
         return run(words, context: .process(console: console)).rawValue
     }

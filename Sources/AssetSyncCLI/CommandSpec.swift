@@ -25,7 +25,7 @@ package struct ParsedArguments {
 }
 
 /// A command line that cannot be run: exit 2, with the usage line.
-package struct UsageError: AssetSyncError, Equatable {
+package struct UsageError: ExplainedError, Equatable {
     package var message: String
     package var command: String?
     package var kind: ErrorKind { .invalidInput }

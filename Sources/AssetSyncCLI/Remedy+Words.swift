@@ -11,7 +11,7 @@ extension Remedy {
     }
 }
 
-extension AssetSyncError {
+extension ExplainedError {
     /// The message with its remedy, as a person reads it.
     var messageWithRemedy: String { message + (remedy?.words ?? "") }
 }

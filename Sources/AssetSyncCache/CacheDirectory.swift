@@ -5,7 +5,7 @@ import Glibc
 /// Resolves the cache directory once, at the start of a run: DEST may itself
 /// be a symlink (a cache on another volume), but nothing inside it is followed.
 public enum CacheDirectory {
-    public struct Problem: AssetSyncError, Equatable {
+    public struct Problem: ExplainedError, Equatable {
         public var message: String
         /// Whether the path given is wrong (`invalidInput`), or the system failed to look at it (`localIO`).
         public var kind: ErrorKind

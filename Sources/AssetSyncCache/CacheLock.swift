@@ -119,7 +119,7 @@ public final class CacheLock {
     }
 }
 
-public enum LockError: AssetSyncError, Equatable, CustomStringConvertible {
+public enum LockError: ExplainedError, Equatable, CustomStringConvertible {
     case held(CacheLock.Held)
     case system(SystemError)
 

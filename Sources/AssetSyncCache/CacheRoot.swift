@@ -160,7 +160,7 @@ public final class CacheRoot: Sendable {
 }
 
 /// A local failure while writing into the cache.
-public enum CacheError: AssetSyncError, Equatable, CustomStringConvertible {
+public enum CacheError: ExplainedError, Equatable, CustomStringConvertible {
     case system(SystemError)
     /// Something sits where the manifest needs a directory (a file of `kind`) or a file (a directory).
     case obstructed(path: String, by: LocalItem.Kind)

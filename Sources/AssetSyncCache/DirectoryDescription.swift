@@ -6,7 +6,7 @@ import Glibc
 /// size and CRC-32, entries sorted by path bytes, so that a rerun over the same files
 /// gives the same manifest.
 public enum DirectoryDescription {
-    public enum Problem: AssetSyncError, Equatable, CustomStringConvertible {
+    public enum Problem: ExplainedError, Equatable, CustomStringConvertible {
         /// The base URL breaks the manifest's rules; the error says which.
         case base(ManifestError)
         case scan(SystemError)

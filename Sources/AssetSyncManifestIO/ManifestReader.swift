@@ -6,6 +6,10 @@ public enum ManifestReader {
     /// The largest manifest accepted, counted after decompression.
     public static let sizeLimit = Manifest.sizeLimit
 
+    /// Sets libxml2 up, once: a program calls it before it starts threads that read manifests, so
+    /// that the set-up does not happen on whichever thread reads first.
+    package static func prepare() { XMLManifestReader.prepare() }
+
     /// Reads `path`; throws a `ManifestError` naming what is wrong.
     /// A fetched manifest is read from its local copy but named by its URL (`displayName`).
     public static func read(

@@ -8,6 +8,9 @@ import Glibc
 package enum XMLManifestReader {
     private static let parserReady: Void = xmlInitParser()
 
+    /// Initialises libxml2 now rather than on the first read (see `ManifestReader.prepare`).
+    package static func prepare() { _ = parserReady }
+
     package static func read(_ input: ManifestInput) throws(ManifestError) -> Manifest {
         _ = parserReady
         let stream = XMLNodeStream(input: input)

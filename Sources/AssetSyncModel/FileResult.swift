@@ -53,7 +53,7 @@ public struct FileResult: Sendable, Equatable {
 }
 
 /// Why a file could not be synced, in words a person can act on.
-public struct Failure: AssetSyncError, Sendable, Equatable {
+public struct Failure: ExplainedError, Sendable, Equatable {
     /// A local problem (disk, permissions) rather than a network or server one.
     public var isLocal: Bool
     public var reason: String

@@ -1,6 +1,6 @@
 /// Why a manifest was refused: which manifest, where in it, which field,
 /// which rule, and the offending value.
-public struct ManifestError: AssetSyncError, Equatable, CustomStringConvertible {
+public struct ManifestError: ExplainedError, Equatable, CustomStringConvertible {
     /// The manifest as the user named it (a path, a URL, or "<stdin>").
     public var manifest: String
     public var position: SourcePosition?

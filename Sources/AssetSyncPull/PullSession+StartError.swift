@@ -1,7 +1,7 @@
 public import AssetSyncModel
 import AssetSyncSystem
 
-extension PullSession.StartError: AssetSyncError {
+extension PullSession.StartError: ExplainedError {
     public var kind: ErrorKind {
         switch self {
         case .scan, .readState, .state, .notEnoughSpace: return .localIO

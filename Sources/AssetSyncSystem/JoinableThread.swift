@@ -41,6 +41,14 @@ package final class JoinableThread<Result> {
         return thread.join()
     }
 
+    /// Runs `body` on a thread of its own that nobody waits for (it ends with `body`), for work whose
+    /// caller learns of its end otherwise (an async continuation); false when no thread can be made.
+    package static func detached(_ body: @escaping () -> Void) -> Bool where Result == Void {
+        guard let thread = JoinableThread(body) else { return false }
+        pthread_detach(thread.thread)
+        return true
+    }
+
     /// Waits for the thread to end and returns what `body` returned. Call it exactly once.
     package func join() -> Result {
         pthread_join(thread, nil)

@@ -10,6 +10,20 @@ package final class MemoryFile {
     /// A descriptor positioned at the start of the bytes; closed with this object.
     package let fd: Int32
 
+    /// `bytes` copied into a new in-memory file (`name` in errors).
+    package static func holding(_ bytes: [UInt8], name: String) throws(SystemError) -> MemoryFile {
+        let memory = asc_memfd_create("assetsync-copy")
+        guard memory >= 0 else { throw SystemError("memfd_create", path: name) }
+        do throws(SystemError) {
+            try bytes.withBytes { buffer throws(SystemError) in try FileDescriptor(memory, path: name).writeAll(buffer) }
+            guard lseek(memory, 0, SEEK_SET) == 0 else { throw SystemError("lseek", path: name) }
+            return try MemoryFile(fd: memory, count: bytes.count, path: name)
+        } catch {
+            close(memory)
+            throw error
+        }
+    }
+
     /// Reads all of `path` (at most `limit` bytes: nil beyond) into a new in-memory file.
     package static func read(path: String, limit: Int) throws(SystemError) -> MemoryFile? {
         let source = open(path, O_RDONLY | O_CLOEXEC)

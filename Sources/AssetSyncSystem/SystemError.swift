@@ -2,7 +2,7 @@ public import AssetSyncModel
 import Glibc
 
 /// A failed system call: which call, on which path, and the `errno` it set.
-public struct SystemError: AssetSyncError, Equatable, CustomStringConvertible {
+public struct SystemError: ExplainedError, Equatable, CustomStringConvertible {
     public var call: String
     public var path: String?
     public var code: Int32

@@ -18,7 +18,7 @@ public final class ManifestFetcher {
     }
 
     /// The manifest could not be fetched: the server or the network failed, or the file could not be written.
-    public struct Failure: AssetSyncError, CustomStringConvertible {
+    public struct Failure: ExplainedError, CustomStringConvertible {
         public var description: String
         public var remedy: Remedy?
         /// The HTTP status of the final answer, when the server gave one that ended the fetch (404 says the file is not there).

@@ -4,7 +4,7 @@ import CCurl
 /// Process-wide libcurl set-up, done once before any thread starts.
 package enum Transfers {
     /// libcurl could not set itself up (its TLS library, or memory).
-    package struct SetupFailure: AssetSyncError, CustomStringConvertible {
+    package struct SetupFailure: ExplainedError, CustomStringConvertible {
         package var description: String
         package var kind: ErrorKind { .localIO }
     }

@@ -2,7 +2,7 @@ package import AssetSyncModel
 
 /// Why a manifest is not trustworthy under the trusted keys: every reason names the key id
 /// when the signature names one.
-package struct TrustRefusal: AssetSyncError, Equatable, CustomStringConvertible {
+package struct TrustRefusal: ExplainedError, Equatable, CustomStringConvertible {
     package enum Reason: Equatable, Sendable {
         /// No signature file beside the manifest.
         case missing

@@ -1,6 +1,6 @@
 /// The one shape of the library's errors: a kind, a message saying what went wrong and what
 /// to do, the remedy that only the command line can word (it names options), and the cause.
-public protocol AssetSyncError: Error {
+public protocol ExplainedError: Error {
     var kind: ErrorKind { get }
     /// What went wrong and what to do, in words that name no command-line option.
     var message: String { get }
@@ -10,11 +10,11 @@ public protocol AssetSyncError: Error {
     var cause: (any Error)? { get }
 }
 
-extension AssetSyncError {
+extension ExplainedError {
     public var remedy: Remedy? { nil }
     public var cause: (any Error)? { nil }
 }
 
-extension AssetSyncError where Self: CustomStringConvertible {
+extension ExplainedError where Self: CustomStringConvertible {
     public var message: String { description }
 }

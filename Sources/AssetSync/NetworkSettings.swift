@@ -1,0 +1,23 @@
+/// How requests are made: parallelism, retries, rate, TLS, proxy and credentials.
+public struct NetworkSettings: Sendable, Equatable {
+    /// Transfers at once (1–64).
+    public var jobs = 8
+    /// Retries of a transient failure per source (0–100), with exponential backoff and jitter.
+    public var retries = 5
+    /// The most bytes per second for all transfers together; nil for no limit.
+    public var bytesPerSecond: Int64?
+    /// Request headers (`"Authorization: Bearer …"`), sent only to `credentialHosts` and to the
+    /// manifest URL's own origin, never to another host after a redirect.
+    public var headers: [String] = []
+    /// Take credentials from `~/.netrc`, for the same hosts as `headers`.
+    public var useNetrc = false
+    /// Hosts (`host` or `host:port`) that may receive `headers` and netrc credentials besides the
+    /// manifest URL's origin. A manifest never widens this set.
+    public var credentialHosts: [String] = []
+    /// A file of CA certificates to trust instead of the system's.
+    public var caFile: String?
+    /// An `http://` or `https://` proxy for every request.
+    public var proxy: String?
+
+    public init() {}
+}

@@ -1,0 +1,47 @@
+/// What a pull, a plan or a verification is to work on: the manifest, the cache directory it keeps
+/// identical to it, and how.
+///
+/// ```swift
+/// var request = PullRequest(manifest: .url("https://cdn.example.com/game/manifest.json"), destination: "/var/cache/game")
+/// request.network.jobs = 4
+/// let report = try await AssetSync.pull(request)
+/// ```
+public struct PullRequest: Sendable {
+    /// Where the manifest comes from.
+    public enum Manifest: Sendable, Equatable {
+        /// A manifest file on this machine (XML or JSON, optionally gzip-compressed).
+        case file(String)
+        /// A manifest's bytes already in memory, named `name` in errors.
+        case bytes([UInt8], name: String)
+        /// An `http` or `https` URL, fetched under the same rules as the files (and kept in the
+        /// cache directory, so that the next fetch is conditional).
+        case url(String)
+    }
+
+    /// What becomes of files in the destination that the manifest does not list.
+    public enum Extras: Sendable, Equatable {
+        /// They stay.
+        case keep
+        /// They are removed once every file is in place, but never more than `atMost` of them, and only
+        /// in a directory an earlier pull completed (one that has a state index).
+        case remove(atMost: Int)
+    }
+
+    public var manifest: Manifest
+    /// The cache directory. It may be a symlink (to another volume), resolved once at the start.
+    public var destination: String
+    /// Read and prove every present file again rather than trusting the state index.
+    public var verifyEverything = false
+    public var extras = Extras.keep
+    /// How long to wait for another run's lock on the destination before failing with
+    /// `AssetSyncError.Kind.lockHeld`; 0 fails at once.
+    public var lockWaitSeconds = 0.0
+    /// Other cache directories whose files may be copied (and proven) instead of downloaded.
+    public var reuseFrom: [String] = []
+    public var network = NetworkSettings()
+
+    public init(manifest: Manifest, destination: String) {
+        self.manifest = manifest
+        self.destination = destination
+    }
+}
