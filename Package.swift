@@ -71,7 +71,7 @@ let package = Package(
                 "AssetSyncPull", "AssetSyncCLI", "AssetSyncTrust", "CCurl", "CZlib", "TestSupport",
             ]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "IntegrationTests", dependencies: ["assetsync", "CZlib", "TestSupport"], exclude: ["Golden", "Fixtures"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["assetsync", "AssetSync", "CZlib", "TestSupport"], exclude: ["Golden", "Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -36,7 +36,7 @@ struct RequestRun {
     }
 
     /// The destination, resolved once and opened (made when missing), and locked for the run.
-    func openDestination() throws(AssetSyncError) -> (root: CacheRoot, lock: CacheLock) {
+    private func openDestination() throws(AssetSyncError) -> (root: CacheRoot, lock: CacheLock) {
         let path: String
         switch CacheDirectory.resolve(request.destination) {
         case .success(let resolved): path = resolved
@@ -52,28 +52,43 @@ struct RequestRun {
         }
     }
 
-    /// The manifest: read from its file or bytes, or fetched (conditionally) into the locked destination.
-    func manifest(into root: CacheRoot, options: TransferOptions) throws(AssetSyncError) -> Manifest {
+    /// The destination opened and locked, and the manifest: a file's or bytes' read first (a bad one
+    /// leaves no destination made), a URL's fetched (conditionally) into the locked destination.
+    func open(options: TransferOptions) throws(AssetSyncError) -> (root: CacheRoot, lock: CacheLock, manifest: Manifest) {
+        let local: Manifest?
         switch request.manifest {
         case .file(let path):
-            return try Self.read { () throws(ManifestError) in try ManifestReader.read(path: path) }
+            local = try Self.read { () throws(ManifestError) in try ManifestReader.read(path: path) }
         case .bytes(let bytes, let name):
             let memory: MemoryFile
             do { memory = try MemoryFile.holding(bytes, name: name) } catch { throw AssetSyncError(error, "cannot hold the manifest \(name)") }
-            return try withExtendedLifetime(memory) { () throws(AssetSyncError) in
+            local = try withExtendedLifetime(memory) { () throws(AssetSyncError) in
                 try Self.read { () throws(ManifestError) in try ManifestReader.read(descriptor: memory.fd, name: name) }
             }
-        case .url(let url):
-            let fetched: ManifestFetcher.Fetched
-            do {
-                fetched = try ManifestFetcher(options: options, wakeFD: stop.wakeFD, shouldStop: stop.isRequested)
-                    .fetch(url, into: CachedManifestDestination(root: root, file: ManifestCopy.fileName))
-            } catch {
-                if stop.isRequested() { throw .cancelled }
-                throw AssetSyncError(error, "cannot fetch the manifest \(url)")
-            }
-            return try Self.read { () throws(ManifestError) in try ManifestReader.read(path: fetched.path, displayName: url) }
+        case .url:
+            local = nil
         }
+        let (root, lock) = try openDestination()
+        guard case .url(let url) = request.manifest else { return (root, lock, local!) }
+        do {
+            return (root, lock, try fetchManifest(url, into: root, options: options))
+        } catch {
+            root.forgetWhatThisRunCreated()
+            throw error
+        }
+    }
+
+    /// The manifest at `url`, fetched into `root`'s copy (a 304 keeps the copy) and read.
+    private func fetchManifest(_ url: String, into root: CacheRoot, options: TransferOptions) throws(AssetSyncError) -> Manifest {
+        let fetched: ManifestFetcher.Fetched
+        do {
+            fetched = try ManifestFetcher(options: options, wakeFD: stop.wakeFD, shouldStop: stop.isRequested)
+                .fetch(url, into: CachedManifestDestination(root: root, file: ManifestCopy.fileName))
+        } catch {
+            if stop.isRequested() { throw .cancelled }
+            throw AssetSyncError(error, "cannot fetch the manifest \(url)")
+        }
+        return try Self.read { () throws(ManifestError) in try ManifestReader.read(path: fetched.path, displayName: url) }
     }
 
     /// A manifest read by `body`, or why not.
@@ -95,9 +110,8 @@ struct RequestRun {
     func pull(events: any PullEvents) throws(AssetSyncError) -> PullReport {
         let options = try options()
         let reuseFrom = try reuseSources()
-        let (root, lock) = try openDestination()
+        let (root, lock, manifest) = try open(options: options)
         defer { withExtendedLifetime(lock) {} }
-        let manifest = try manifest(into: root, options: options)
         let deleteUpTo: Int?
         switch request.extras {
         case .keep: deleteUpTo = nil
@@ -116,9 +130,8 @@ struct RequestRun {
     /// What a pull would do, without changing anything but the lock file and a fetched manifest's copy.
     func plan() throws(AssetSyncError) -> PlanSummary {
         let options = try options()
-        let (root, lock) = try openDestination()
+        let (root, lock, manifest) = try open(options: options)
         defer { withExtendedLifetime(lock) {} }
-        let manifest = try manifest(into: root, options: options)
         let listing: CacheListing
         do { listing = try CacheScanner.scan(root: root.path) } catch { throw AssetSyncError(error, "cannot scan the destination") }
         let proofs = StateIndex.load(from: root).proofs(for: manifest.entries)
@@ -128,9 +141,8 @@ struct RequestRun {
     /// Reads every file of the manifest and proves it, whatever the state index says; records what was proven.
     func verify() throws(AssetSyncError) -> VerifyReport {
         let options = try options()
-        let (root, lock) = try openDestination()
+        let (root, lock, manifest) = try open(options: options)
         defer { withExtendedLifetime(lock) {} }
-        let manifest = try manifest(into: root, options: options)
         let verdicts: [ContentCheck.Verdict]?
         do { verdicts = try Verification.run(manifest: manifest, root: root, until: stop.isRequested) } catch {
             throw AssetSyncError(error, "cannot record what was proven")

@@ -1,0 +1,129 @@
+import AssetSync
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+import TestSupport
+
+/// The `AssetSync` library in this process, through its public API only, against nginx: a pull with
+/// its events and report, the same as an `AsyncSequence`, a plan, a verify, cancellation as SIGINT,
+/// and the errors a pull that cannot run throws.
+@Suite struct LibraryPullTests {
+    /// The events an observer heard, from whichever thread.
+    final class Heard: Sendable {
+        private let events = Mutex<[PullEvent]>([])
+        func add(_ event: PullEvent) { events.withLock { $0.append(event) } }
+        var all: [PullEvent] { events.withLock { $0 } }
+    }
+
+    static func served(_ files: [String: Data]) throws -> (sandbox: Sandbox, nginx: NginxServer, manifest: String) {
+        let sandbox = try Sandbox(serving: files)
+        let nginx = try NginxServer(root: sandbox.served, extraConfig: NginxServer.slowLocation(serving: sandbox.served))
+        return (sandbox, nginx, try sandbox.manifest(base: nginx.baseURL))
+    }
+
+    @Test("a pull through the library commits every file, tells each one's events, and the next finds them current")
+    func aPullCommitsEveryFileAndTellsItsEvents() async throws {
+        let (sandbox, nginx, manifest) = try Self.served(["a.bin": PullNginxTests.random(3000), "d/b.bin": PullNginxTests.random(300_000)])
+        defer { nginx.stop() }
+        let request = PullRequest(manifest: .file(manifest), destination: sandbox.dest)
+        let heard = Heard()
+        let report = try await AssetSync.pull(request) { heard.add($0) }
+        #expect(report.succeeded)
+        #expect(Set(report.files.map(\.path)) == ["a.bin", "d/b.bin"])
+        #expect(report.files.allSatisfy { $0.outcome == .committed })
+        #expect(try sandbox.cached() == sandbox.expected)
+        guard case .planned(let plan) = heard.all.first else { Issue.record("the first event was not the plan: \(heard.all)"); return }
+        #expect(plan.new == 2 && plan.files == 2 && plan.bytesToDownload == 303_000)
+        let finished = heard.all.compactMap { if case .finished(let file) = $0 { file } else { nil } }
+        #expect(Set(finished.map(\.path)) == ["a.bin", "d/b.bin"])
+        #expect(heard.all.contains { if case .started(path: "d/b.bin", size: 300_000, resumingAt: 0, url: _) = $0 { true } else { false } })
+
+        let again = try await AssetSync.pull(request)
+        #expect(again.succeeded && again.files.allSatisfy { $0.outcome == .current })
+        let summary = try await AssetSync.plan(request)
+        #expect(summary.current == 2 && summary.new == 0)
+    }
+
+    @Test("the events of a pull as an AsyncSequence end with the report")
+    func theEventSequenceEndsWithTheReport() async throws {
+        let (sandbox, nginx, manifest) = try Self.served(["a.bin": PullNginxTests.random(5000)])
+        defer { nginx.stop() }
+        var events: [PullEvent] = []
+        for try await event in AssetSync.events(of: PullRequest(manifest: .file(manifest), destination: sandbox.dest)) {
+            events.append(event)
+        }
+        guard case .completed(let report) = events.last else { Issue.record("the sequence did not end with the report: \(events)"); return }
+        #expect(report.succeeded && report.files.count == 1)
+        #expect(events.contains { if case .finished(let file) = $0 { file.path == "a.bin" && file.outcome == .committed } else { false } })
+        #expect(try sandbox.cached() == sandbox.expected)
+    }
+
+    @Test("cancelling the task stops a pull as SIGINT does: its partial is kept and the next pull resumes it")
+    func cancellingThePullKeepsItsPartialForTheNext() async throws {
+        let (sandbox, nginx, _) = try Self.served(["big.bin": PullNginxTests.random(12 << 20)])
+        defer { nginx.stop() }
+        let slow = try sandbox.manifest(base: nginx.baseURL + "slow/")
+        let request = PullRequest(manifest: .file(slow), destination: sandbox.dest)
+        let pull = Task { try await AssetSync.pull(request) }
+        let started = waitUntil(timeout: 30) { (sandbox.partialSizes().max() ?? 0) >= 1 << 20 }
+        pull.cancel()
+        await #expect(throws: AssetSyncError.self) { try await pull.value }
+        do {
+            _ = try await pull.value
+        } catch let error as AssetSyncError {
+            #expect(error.kind == .cancelled, "\(error)")
+        }
+        try #require(started, "the pull never got 1 MiB into its partial")
+        #expect(!sandbox.partialSizes().isEmpty, "the partial was not kept")
+        nginx.clearAccessLog()
+        let resumed = try await AssetSync.pull(request)
+        #expect(resumed.succeeded)
+        #expect(try sandbox.cached() == sandbox.expected)
+        #expect(nginx.settledAccessLog().contains { $0.range != nil }, "the next pull did not resume with Range")
+    }
+
+    @Test("verify through the library names a file changed behind the state index")
+    func verifyNamesACorruptFile() async throws {
+        let (sandbox, nginx, manifest) = try Self.served(["a.bin": PullNginxTests.random(4000), "b.bin": PullNginxTests.random(4000)])
+        defer { nginx.stop() }
+        let request = PullRequest(manifest: .file(manifest), destination: sandbox.dest)
+        #expect(try await AssetSync.pull(request).succeeded)
+        let handle = try #require(FileHandle(forWritingAtPath: sandbox.dest + "/b.bin"))
+        try handle.write(contentsOf: Data("changed".utf8))
+        try handle.close()
+        let report = try await AssetSync.verify(request)
+        #expect(!report.succeeded && report.good == 1)
+        let verdict = report.files.first { $0.path == "b.bin" }?.verdict
+        guard case .corrupt(let why) = verdict else { Issue.record("b.bin: \(String(describing: verdict))"); return }
+        #expect(why.hasPrefix("CRC-32 is "), "\(why)")
+    }
+
+    @Test("a pull that cannot run throws one error with its kind: a bad manifest makes nothing, a held lock says so")
+    func aPullThatCannotRunThrowsItsKind() async throws {
+        let sandbox = try Sandbox()
+        let bad = PullRequest(manifest: .bytes(Array(#"{"version":1,"files":[{"path":"../x","size":1,"crc32":"00000000"}]}"#.utf8), name: "bad.json"),
+                              destination: sandbox.dest)
+        do {
+            _ = try await AssetSync.pull(bad)
+            Issue.record("a bad manifest was pulled")
+        } catch {
+            #expect(error.kind == .invalidInput && error.message.contains("bad.json"), "\(error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dest), "a bad manifest made the destination")
+        var jobs = PullRequest(manifest: .bytes(Array(#"{"version":1,"files":[]}"#.utf8), name: "empty.json"), destination: sandbox.dest)
+        jobs.network.jobs = 0
+        await #expect(throws: AssetSyncError.self) { try await AssetSync.pull(jobs) }
+        let empty = PullRequest(manifest: .bytes(Array(#"{"version":1,"files":[]}"#.utf8), name: "empty.json"), destination: sandbox.dest)
+        #expect(try await AssetSync.pull(empty).succeeded)
+        let holder = try AssetSyncBinary.start(["pull", try sandbox.manifest(base: "http://127.0.0.1:9/"), "--dest", sandbox.dest, "--splay", "30"])
+        defer { holder.signal(SIGKILL) }
+        try #require(holder.waitUntilOpen(sandbox.dest + "/.assetsync/lock"), "the CLI never took the lock")
+        do {
+            _ = try await AssetSync.pull(empty)
+            Issue.record("a pull ran while another held the lock")
+        } catch {
+            #expect(error.kind == .lockHeld, "\(error)")
+        }
+    }
+}
