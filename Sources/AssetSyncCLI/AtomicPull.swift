@@ -3,20 +3,19 @@ import AssetSyncModel
 package import AssetSyncPull
 import AssetSyncSystem
 
-/// A pull in atomic mode (`--atomic`, or remembered by DEST's generation store): it holds the store's
-/// lock for the whole run, builds the next generation, and publishes it only when every file is proven.
+/// A pull in atomic mode (`--atomic`, or remembered by DEST's generation store), as the command line
+/// runs it: `GenerationPull` decides and does the work; this opens the store, takes the locks, and
+/// tells on the console what goes wrong, in the order the command reports errors.
 package struct AtomicPull {
-    let store: GenerationStore
+    let generations: GenerationPull
     /// The store's lock: the one every run on DEST takes, whichever generation it works in.
     let lock: CacheLock
     /// DEST's own lock while DEST is still a plain directory that this pull makes the first generation:
     /// a plain run that started before the mode was recorded finishes first, and nothing writes the
     /// partial downloads that move into the new generation.
     let plainLock: CacheLock?
-    let keep: Int
-    /// The mode to record just before the first publish, when this pull makes DEST atomic: a switch
-    /// that fails (a file that cannot be had, a build that cannot be made) records nothing.
-    let modeToRecord: GenerationStore.Mode?
+
+    package var store: GenerationStore { generations.store }
 
     package static let keepOption = NumericSetting(source: .option("--keep"), kind: .whole, range: 1...1000)
 
@@ -27,92 +26,56 @@ package struct AtomicPull {
     ) throws(ExitStatus) -> AtomicPull? {
         let console = context.console
         let dest = arguments.value("--dest") ?? "."
-        let remembered = GenerationStore.rememberedMode(dest)
-        let requested: Double?
+        let (atomic, plain) = (arguments.flags.contains("--atomic"), arguments.flags.contains("--no-atomic"))
+        let choice: GenerationPull.Choice
         do throws(UsageError) {
-            requested = try keepOption.value(in: arguments, environment: context.environment, command: command)
-            if arguments.flags.contains("--atomic"), arguments.flags.contains("--no-atomic") {
-                throw UsageError(message: "'--atomic' and '--no-atomic' exclude each other", command: command)
-            }
-            if requested != nil, arguments.flags.contains("--no-atomic") || (remembered == nil && !arguments.flags.contains("--atomic")) {
+            let requested = try keepOption.value(in: arguments, environment: context.environment, command: command)
+            if atomic, plain { throw UsageError(message: "'--atomic' and '--no-atomic' exclude each other", command: command) }
+            choice = GenerationPull.Choice(dest: dest, asked: atomic ? .atomic : plain ? .plain : .asBefore, keep: requested.map { Int($0) })
+            if requested != nil, plain || (choice.remembered == nil && !atomic) {
                 throw UsageError(message: "'--keep' goes with '--atomic'", command: command)
             }
         } catch {
             throw CommandLineTool.usageFailure(error, console: console)
         }
-        // A switch back to plain that a kill cut short is finished first, whatever this run asks.
-        let atomic = arguments.flags.contains("--atomic")
-            || ((remembered.map { !$0.leaving } ?? false) && !arguments.flags.contains("--no-atomic"))
-        if remembered == nil, !atomic { return nil }
+        guard choice.touchesStore else { return nil }
         // The store and the next generation are made only for a manifest that can be pulled.
         try checkingFirst()
         let store = try openStore(dest, console: console, checkingFirst: checkingFirst)
         let lock = try CommandSteps.lock(store.root, arguments, command: command, context: context, checkingFirst: checkingFirst)
-        try finishInterruptedSteps(of: store, console: console)
-        let keep = requested.map { Int($0) } ?? remembered?.keep ?? GenerationStore.defaultKeep
-        do {
-            if !atomic || remembered?.leaving == true { try store.makePlain() }
-        } catch {
-            console.err("Error: cannot make a plain directory of \(store.destPath): \(error.description).\n")
-            throw ExitStatus(error.kind)
-        }
-        guard atomic else { return nil }
+        try begin(store, choice: choice, console: console)
+        guard choice.atomic else { return nil }
         let plainLock = store.destIsPlain
             ? try CommandSteps.lock(
                 try CommandSteps.openCache(arguments, console: console, checkingFirst: checkingFirst), arguments, command: command, context: context,
                 checkingFirst: checkingFirst)
             : nil
-        let switching = remembered == nil || remembered?.leaving == true
-        let mode = GenerationStore.Mode(keep: keep, clonesFiles: remembered?.clonesFiles ?? false)
-        if !switching, keep != remembered?.keep {
-            do {
-                try store.remember(mode)
-            } catch {
-                console.err("Error: cannot record the atomic mode of \(store.destPath): \(error.description).\n")
-                throw ExitStatus(error.kind)
-            }
-        }
-        return AtomicPull(store: store, lock: lock, plainLock: plainLock, keep: keep, modeToRecord: switching ? mode : nil)
+        return AtomicPull(generations: GenerationPull(store: store, choice: choice), lock: lock, plainLock: plainLock)
     }
 
-    /// Finishes what a run killed under the store's lock left (see `GenerationStore.finishInterruptedSteps`).
-    static func finishInterruptedSteps(of store: GenerationStore, console: Console) throws(ExitStatus) {
+    /// `GenerationPull.begin` under the store's lock, its warnings and its failure told.
+    static func begin(_ store: GenerationStore, choice: GenerationPull.Choice, console: Console) throws(ExitStatus) {
         do {
-            try store.finishInterruptedSteps()
+            tell(try GenerationPull.begin(store, choice: choice), console: console)
         } catch {
-            console.err("Error: cannot finish what an interrupted run left in \(store.root.path): \(error.description).\n")
+            console.err("Error: \(error.messageWithRemedy).\n")
             throw ExitStatus(error.kind)
         }
-        warnOfWhatStaysRetired(store, console: console)
     }
 
-    /// Tells of what DEST's old plain tree still holds, which no step removes.
-    static func warnOfWhatStaysRetired(_ store: GenerationStore, console: Console) {
-        if let failure = store.retirementFailure {
-            console.err("Warning: DEST's old tree stays in \(store.retiredPath) (\(failure.description)); the next run carries it into "
-                + "\(store.destPath) again.\n")
-        }
-        for path in store.notCarried {
-            console.err("Warning: \(QuotedValue.quote(store.retiredPath + "/" + path)) was in \(store.destPath) before it became atomic, "
-                + "and \(store.destPath) now holds \(QuotedValue.quote(path)) as another kind of file; it was kept there: move it where you want it.\n")
-        }
+    static func tell(_ warnings: [String], console: Console) {
+        for warning in warnings { console.err("Warning: \(warning).\n") }
     }
 
-    /// A walk of the generation the next one will most likely be made of with its names and inodes
-    /// (`GenerationStore.generationToWalkEarly`), started before the lock is held and the manifest
-    /// read, when the pull will be atomic; see `walk`.
+    /// A walk of the generation the next one will most likely be made of (see `GenerationPull.earlyWalk`),
+    /// started before the lock is held and the manifest read, unless the pull goes plain.
     package static func earlyWalk(_ arguments: ParsedArguments) -> (generation: String, walk: CacheWalk)? {
-        let dest = arguments.value("--dest") ?? "."
-        guard !arguments.flags.contains("--no-atomic"), let generation = GenerationStore.generationToWalkEarly(of: dest) else { return nil }
-        return (generation.name, CacheWalk(path: generation.path))
+        arguments.flags.contains("--no-atomic") ? nil : GenerationPull.earlyWalk(of: arguments.value("--dest") ?? ".")
     }
 
-    /// The walk of the generation this pull builds: the early walk, when `next/` turned out to have the
-    /// names and inodes of the generation it walked (the build was made under the lock, so no run
-    /// changed either since) and the walk saw all of it; else a walk of `next/`.
+    /// The walk of the generation this pull builds (see `GenerationPull.walk`).
     package func walk(of build: CacheRoot, early: (generation: String, walk: CacheWalk)?) -> CacheWalk {
-        if let early, store.buildHasInodesOf == early.generation { return CacheWalk(early.walk, otherwise: build) }
-        return CacheWalk(build)
+        generations.walk(of: build, early: early)
     }
 
     /// Opens DEST's generation store, or tells why not.
@@ -134,15 +97,9 @@ package struct AtomicPull {
     /// The generation this pull builds, linked from the current one, opened as the run's cache root.
     package func build(console: Console) throws(ExitStatus) -> CacheRoot {
         do {
-            _ = try store.prepareBuild(keep: keep)
+            return try generations.build()
         } catch {
-            console.err("Error: cannot prepare the next generation of \(store.destPath): \(error.description).\n")
-            throw ExitStatus(error.kind)
-        }
-        do {
-            return try store.openBuild()
-        } catch {
-            console.err("Error: cannot open the next generation of \(store.destPath): \(error.messageWithRemedy).\n")
+            console.err("Error: \(error.messageWithRemedy).\n")
             throw ExitStatus(error.kind)
         }
     }
@@ -150,24 +107,10 @@ package struct AtomicPull {
     /// Publishes the built generation, then removes those beyond `--keep` (a failure there is only told).
     package func publish(_ build: CacheRoot, console: Console) throws(ExitStatus) {
         do {
-            if let modeToRecord { try store.remember(modeToRecord) }
+            Self.tell(try generations.publish(build), console: console)
         } catch {
-            console.err("Error: cannot record the atomic mode of \(store.destPath): \(error.description); "
-                + "it still shows the one before, and the next pull resumes the new one.\n")
+            console.err("Error: \(error.messageWithRemedy).\n")
             throw ExitStatus(error.kind)
-        }
-        do {
-            _ = try store.publish(build)
-            Self.warnOfWhatStaysRetired(store, console: console)
-        } catch {
-            console.err("Error: cannot publish the new generation of \(store.destPath): \(error.description); "
-                + "it still shows the one before, and the next pull resumes the new one.\n")
-            throw ExitStatus(error.kind)
-        }
-        do {
-            _ = try store.prune(keep: keep)
-        } catch {
-            console.err("Warning: cannot remove an old generation of \(store.destPath): \(error.description).\n")
         }
     }
 }

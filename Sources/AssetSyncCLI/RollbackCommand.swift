@@ -1,5 +1,6 @@
 import AssetSyncCache
 import AssetSyncModel
+import AssetSyncPull
 import AssetSyncSystem
 
 /// `assetsync rollback`: point an atomic DEST back at its previous generation, under the store's lock,
@@ -16,7 +17,12 @@ package enum RollbackCommand {
         let store = try AtomicPull.openStore(dest, console: console, checkingFirst: {})
         let lock = try CommandSteps.lock(store.root, arguments, command: "rollback", context: context)
         defer { withExtendedLifetime(lock) {} }
-        try AtomicPull.finishInterruptedSteps(of: store, console: console)
+        do {
+            AtomicPull.tell(try GenerationPull.finishInterruptedSteps(of: store), console: console)
+        } catch {
+            console.err("Error: \(error.messageWithRemedy).\n")
+            throw ExitStatus(error.kind)
+        }
         let previous: String?
         do {
             previous = try store.previous()
