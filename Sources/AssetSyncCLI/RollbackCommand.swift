@@ -23,30 +23,11 @@ package enum RollbackCommand {
             console.err("Error: \(error.messageWithRemedy).\n")
             throw ExitStatus(error.kind)
         }
-        let previous: String?
+        let previous: String
         do {
-            previous = try store.previous()
+            previous = try GenerationRollback.run(store, reading: arguments.flags.contains("--verify"))
         } catch {
-            console.err("Error: cannot roll \(store.destPath) back: \(error.description).\n")
-            throw ExitStatus(error.kind)
-        }
-        guard let previous else {
-            console.err("Error: \(store.destPath) has no generation before the current one to go back to.\n")
-            throw .invalidInput
-        }
-        let reading = arguments.flags.contains("--verify")
-        let problems = store.problems(of: previous, reading: reading)
-        guard problems.isEmpty else {
-            console.err("Error: \(store.destPath) was not rolled back: \(previous) is not as its pull left it"
-                + (reading ? "" : " (by size and stat, nothing read)") + ": "
-                + problems.joined(separator: "; ") + ". It still shows \(store.current() ?? "the current generation"); "
-                + "pull the manifest you want instead, which reuses what is intact.\n")
-            throw .localIOFailure
-        }
-        do {
-            try store.rollBack(to: previous)
-        } catch {
-            console.err("Error: cannot roll \(store.destPath) back: \(error.description).\n")
+            console.err("Error: \(error.description).\n")
             throw ExitStatus(error.kind)
         }
         console.err("\(store.destPath) now shows \(previous).\n")
