@@ -14,7 +14,7 @@ public enum AssetSync {
     public static func pull(
         _ request: PullRequest, observe: @escaping @Sendable (PullEvent) -> Void = { _ in }
     ) async throws(AssetSyncError) -> PullReport {
-        let report = try await run { run throws(AssetSyncError) in try run.pull(events: EventRelay(observe: observe)) }(request)
+        let report = try await run { run throws(AssetSyncError) in try run.pull(events: EventRelay(observe: observe), tell: observe) }(request)
         if report.interrupted, Task.isCancelled { throw .cancelled }
         return report
     }
@@ -46,6 +46,16 @@ public enum AssetSync {
     /// says, recording what was proven; a file found missing or corrupt is named with why.
     public static func verify(_ request: PullRequest) async throws(AssetSyncError) -> VerifyReport {
         try await run { run throws(AssetSyncError) in try run.verify() }(request)
+    }
+
+    /// Points a destination in generations (`PullRequest.Layout.generations`) back at the one before
+    /// the current one, once that one is found as its pull left it: every file its state index records
+    /// there with the size, modification time and inode it was proven with, and, `readingEveryFile`,
+    /// the checksums too. Returns the generation the destination shows now.
+    public static func rollback(destination: String, readingEveryFile: Bool = false, lockWaitSeconds: Double = 0) async throws(AssetSyncError) -> String {
+        var request = PullRequest(manifest: .bytes([], name: "none"), destination: destination)
+        request.lockWaitSeconds = lockWaitSeconds
+        return try await run { run throws(AssetSyncError) in try run.rollback(reading: readingEveryFile) }(request)
     }
 
     /// `body` as an async function of a request: run on a thread of its own with a stop source that

@@ -15,6 +15,11 @@ public enum PullEvent: Sendable, Equatable {
     case finished(FileReport)
     /// A file the manifest does not list was removed (`PullRequest.Extras.remove`).
     case deleted(path: String)
+    /// Something to tell that did not stop the pull (an old generation that could not be removed; a
+    /// file of a plain destination that could not be carried into its first generation).
+    case warning(String)
+    /// The pull published a new generation: the destination shows it now.
+    case published(generation: String)
     /// The pull is over; the last event of an `AssetSync.events(of:)` sequence.
     case completed(PullReport)
 }

@@ -18,6 +18,19 @@ public struct PullRequest: Sendable {
         case url(String)
     }
 
+    /// Whether the destination is a plain directory, or a symlink to a complete generation kept
+    /// beside it (`DEST.assetsync/`) that a pull replaces as a whole, with one rename, once every file
+    /// is proven.
+    public enum Layout: Sendable, Equatable {
+        /// As an earlier pull left it: in generations when one made it so, else a plain directory.
+        case asBefore
+        /// In generations from now on (remembered, so that later pulls stay so), keeping `keep`
+        /// generations for `AssetSync.rollback` (nil: as remembered, else 2).
+        case generations(keep: Int?)
+        /// A plain directory from now on: the current generation becomes the directory, every file kept.
+        case plainDirectory
+    }
+
     /// What becomes of files in the destination that the manifest does not list.
     public enum Extras: Sendable, Equatable {
         /// They stay.
@@ -31,6 +44,7 @@ public struct PullRequest: Sendable {
     /// The cache directory. It may be a symlink (to another volume), resolved once at the start.
     public var destination: String
     /// Read and prove every present file again rather than trusting the state index.
+    public var layout = Layout.asBefore
     public var verifyEverything = false
     public var extras = Extras.keep
     /// How long to wait for another run's lock on the destination before failing with

@@ -36,7 +36,7 @@ extension PullReport {
         self.init(
             files: outcome.results.map(FileReport.init), deleted: outcome.deletion.removed,
             notDeleted: Dictionary(outcome.deletion.failures.map { ($0.path, $0.error.description) }, uniquingKeysWith: { first, _ in first }),
-            interrupted: outcome.interrupted)
+            interrupted: outcome.interrupted, publishedGeneration: nil)
     }
 }
 

@@ -25,6 +25,8 @@ public struct PullReport: Sendable, Equatable {
     public var notDeleted: [String: String]
     /// Whether cancellation stopped the pull; partial downloads are kept for the next one.
     public var interrupted: Bool
+    /// The generation the destination shows now, when the pull published one (`PullRequest.Layout`).
+    public var publishedGeneration: String?
     /// Whether the destination now matches the manifest: every file committed or current, nothing
     /// left undeleted, not interrupted.
     public var succeeded: Bool {

@@ -35,6 +35,16 @@ struct RequestRun {
         return options
     }
 
+    /// `root`'s lock, waiting as the request says.
+    private func lock(_ root: CacheRoot) throws(AssetSyncError) -> CacheLock {
+        do {
+            return try CacheLock(root: root, wait: request.lockWaitSeconds, shouldStop: stop.isRequested)
+        } catch {
+            if stop.isRequested() { throw .cancelled }
+            throw AssetSyncError(error, "cannot lock \(root.path)")
+        }
+    }
+
     /// The destination, resolved once and opened (made when missing), and locked for the run.
     private func openDestination() throws(AssetSyncError) -> (root: CacheRoot, lock: CacheLock) {
         let path: String
@@ -44,37 +54,49 @@ struct RequestRun {
         }
         let root: CacheRoot
         do { root = try CacheRoot(resolvedPath: path) } catch { throw AssetSyncError(error, "cannot open the destination") }
-        do {
-            return (root, try CacheLock(root: root, wait: request.lockWaitSeconds, shouldStop: stop.isRequested))
-        } catch {
-            if stop.isRequested() { throw .cancelled }
-            throw AssetSyncError(error, "cannot lock the destination")
-        }
+        return (root, try lock(root))
     }
 
     /// The destination opened and locked, and the manifest: a file's or bytes' read first (a bad one
     /// leaves no destination made), a URL's fetched (conditionally) into the locked destination.
     func open(options: TransferOptions) throws(AssetSyncError) -> (root: CacheRoot, lock: CacheLock, manifest: Manifest) {
-        let local: Manifest?
-        switch request.manifest {
-        case .file(let path):
-            local = try Self.read { () throws(ManifestError) in try ManifestReader.read(path: path) }
-        case .bytes(let bytes, let name):
-            let memory: MemoryFile
-            do { memory = try MemoryFile.holding(bytes, name: name) } catch { throw AssetSyncError(error, "cannot hold the manifest \(name)") }
-            local = try withExtendedLifetime(memory) { () throws(AssetSyncError) in
-                try Self.read { () throws(ManifestError) in try ManifestReader.read(descriptor: memory.fd, name: name) }
-            }
-        case .url:
-            local = nil
-        }
+        let loaded = try localManifest()
         let (root, lock) = try openDestination()
-        guard case .url(let url) = request.manifest else { return (root, lock, local!) }
         do {
-            return (root, lock, try fetchManifest(url, into: root, options: options))
+            return (root, lock, try manifest(loaded, into: root, options: options))
         } catch {
             root.forgetWhatThisRunCreated()
             throw error
+        }
+    }
+
+    /// A manifest read, or the URL of one to fetch into the destination once it is open.
+    private enum Loaded {
+        case read(Manifest)
+        case toFetch(String)
+    }
+
+    /// The manifest from its file or bytes, read now; a URL's waits for the destination.
+    private func localManifest() throws(AssetSyncError) -> Loaded {
+        switch request.manifest {
+        case .file(let path):
+            return .read(try Self.read { () throws(ManifestError) in try ManifestReader.read(path: path) })
+        case .bytes(let bytes, let name):
+            let memory: MemoryFile
+            do { memory = try MemoryFile.holding(bytes, name: name) } catch { throw AssetSyncError(error, "cannot hold the manifest \(name)") }
+            return .read(try withExtendedLifetime(memory) { () throws(AssetSyncError) in
+                try Self.read { () throws(ManifestError) in try ManifestReader.read(descriptor: memory.fd, name: name) }
+            })
+        case .url(let url):
+            return .toFetch(url)
+        }
+    }
+
+    /// The manifest `loaded` says, fetched into `root` when it is a URL's.
+    private func manifest(_ loaded: Loaded, into root: CacheRoot, options: TransferOptions) throws(AssetSyncError) -> Manifest {
+        switch loaded {
+        case .read(let manifest): manifest
+        case .toFetch(let url): try fetchManifest(url, into: root, options: options)
         }
     }
 
@@ -106,25 +128,91 @@ struct RequestRun {
         return sources
     }
 
-    /// Pulls: every file of the manifest into the destination, proven before it is visible.
-    func pull(events: any PullEvents) throws(AssetSyncError) -> PullReport {
+    /// Pulls: every file of the manifest into the destination, proven before it is visible; in
+    /// generations, into the next one, published only when every file is.
+    func pull(events: any PullEvents, tell: (PullEvent) -> Void) throws(AssetSyncError) -> PullReport {
         let options = try options()
         let reuseFrom = try reuseSources()
-        let (root, lock, manifest) = try open(options: options)
-        defer { withExtendedLifetime(lock) {} }
-        let deleteUpTo: Int?
-        switch request.extras {
-        case .keep: deleteUpTo = nil
-        case .remove(let most): deleteUpTo = max(0, most)
+        let asked: GenerationPull.Asked
+        let keep: Int?
+        switch request.layout {
+        case .asBefore: (asked, keep) = (.asBefore, nil)
+        case .generations(let kept):
+            guard kept.map({ (1...1000).contains($0) }) ?? true else { throw .invalid("generations to keep must be 1 to 1000, not \(kept!)") }
+            (asked, keep) = (.atomic, kept)
+        case .plainDirectory: (asked, keep) = (.plain, nil)
+        }
+        let choice = GenerationPull.Choice(dest: request.destination, asked: asked, keep: keep)
+        var locks: [CacheLock] = []
+        defer { withExtendedLifetime(locks) {} }
+        var generations: GenerationPull?
+        if choice.touchesStore {
+            let store = try openStore()
+            locks.append(try lock(store.root))
+            do { try GenerationPull.begin(store, choice: choice).forEach { tell(.warning($0)) } } catch { throw AssetSyncError(error, nil) }
+            if choice.atomic {
+                if store.destIsPlain { locks.append(try openDestination().lock) }
+                generations = GenerationPull(store: store, choice: choice)
+            }
+        }
+        let root: CacheRoot
+        let manifest: Manifest
+        if let generations {
+            let loaded = try localManifest()
+            do { root = try generations.build() } catch { throw AssetSyncError(error, nil) }
+            locks.append(try lock(root))
+            manifest = try self.manifest(loaded, into: root, options: options)
+        } else {
+            let opened = try open(options: options)
+            (root, manifest) = (opened.root, opened.manifest)
+            locks.append(opened.lock)
         }
         let outcome: PullSession.Outcome
         do {
-            outcome = try PullSession(manifest: manifest, root: root, options: options, events: events, stop: stop, reuseFrom: reuseFrom)
-                .run(verifyAll: request.verifyEverything, deleteUpTo: deleteUpTo)
+            outcome = try PullSession(
+                manifest: manifest, root: root, options: options, events: events, stop: stop,
+                reuseFrom: (generations?.store.reuseSources() ?? []) + reuseFrom
+            ).run(verifyAll: request.verifyEverything, deleteUpTo: deleteUpTo, index: generations?.store.buildIndex)
         } catch {
             throw AssetSyncError(error, root: root.path)
         }
-        return PullReport(outcome)
+        var report = PullReport(outcome)
+        if let generations, report.succeeded {
+            do { try generations.publish(root).forEach { tell(.warning($0)) } } catch { throw AssetSyncError(error, nil) }
+            report.publishedGeneration = generations.store.current()
+            if let published = report.publishedGeneration { tell(.published(generation: published)) }
+        }
+        return report
+    }
+
+    private var deleteUpTo: Int? {
+        switch request.extras {
+        case .keep: nil
+        case .remove(let most): max(0, most)
+        }
+    }
+
+    /// DEST's generation store, opened (made when missing) beside it.
+    private func openStore() throws(AssetSyncError) -> GenerationStore {
+        if case .failure(let problem) = GenerationStore.locate(request.destination) {
+            throw AssetSyncError(problem.kind, "destination \(QuotedValue.quote(request.destination)): \(problem.message)")
+        }
+        do { return try GenerationStore(dest: request.destination) } catch {
+            throw AssetSyncError(error, "cannot open the generations of \(QuotedValue.quote(request.destination))")
+        }
+    }
+
+    /// Goes back to the generation before the current one, once it is found as its pull left it
+    /// (by `stat`; reading every file too with `reading`); returns the generation shown now.
+    func rollback(reading: Bool) throws(AssetSyncError) -> String {
+        guard let mode = GenerationStore.rememberedMode(request.destination), !mode.leaving else {
+            throw .invalid("\(QuotedValue.quote(request.destination)) is not in generations, so it has none to go back to")
+        }
+        let store = try openStore()
+        let held = try lock(store.root)
+        defer { withExtendedLifetime(held) {} }
+        do { _ = try GenerationPull.finishInterruptedSteps(of: store) } catch { throw AssetSyncError(error, nil) }
+        do { return try GenerationRollback.run(store, reading: reading) } catch { throw AssetSyncError(error, nil) }
     }
 
     /// What a pull would do, without changing anything but the lock file and a fetched manifest's copy.

@@ -126,4 +126,35 @@ import TestSupport
             #expect(error.kind == .lockHeld, "\(error)")
         }
     }
+
+    @Test("a pull in generations publishes each set whole, the next stays in generations, and rollback goes back once it is checked")
+    func generationsArePublishedWholeAndRolledBack() async throws {
+        let versions = try TwoVersions(count: 4, size: 3000)
+        defer { versions.nginx.stop() }
+        let dest = versions.sandbox.dest
+        var first = PullRequest(manifest: .file(versions.manifests[0]), destination: dest)
+        first.layout = .generations(keep: 3)
+        let heard = Heard()
+        let report = try await AssetSync.pull(first) { heard.add($0) }
+        #expect(report.succeeded && report.publishedGeneration == "gen-000001")
+        #expect(heard.all.contains(.published(generation: "gen-000001")))
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: dest)) == "dest.assetsync/gen-000001")
+        // Remembered: a request that says nothing of the layout stays in generations.
+        let second = try await AssetSync.pull(PullRequest(manifest: .file(versions.manifests[1]), destination: dest))
+        #expect(second.succeeded && second.publishedGeneration == "gen-000002")
+        #expect(try versions.sandbox.cached() == versions.contents[1])
+        #expect(try await AssetSync.rollback(destination: dest, readingEveryFile: true) == "gen-000001")
+        #expect(try versions.sandbox.cached() == versions.contents[0])
+        do {
+            _ = try await AssetSync.rollback(destination: dest)
+            Issue.record("rolled back past the first generation")
+        } catch {
+            #expect(error.kind == .invalidInput && error.message.contains("no generation before the current one"), "\(error)")
+        }
+        var plain = PullRequest(manifest: .file(versions.manifests[1]), destination: dest)
+        plain.layout = .plainDirectory
+        #expect(try await AssetSync.pull(plain).succeeded)
+        #expect(Sandbox.kind(dest) == S_IFDIR)
+        #expect(try versions.sandbox.cached() == versions.contents[1])
+    }
 }
