@@ -49,12 +49,14 @@ let package = Package(
         /// One pull: plan → transfer → verify → commit → state index, emitting events to one sink.
         .target(
             name: "AssetSyncPull",
-            dependencies: ["AssetSyncModel", "AssetSyncSystem", "AssetSyncCache", "AssetSyncTransfer"]),
+            dependencies: ["AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer", "AssetSyncTrust"]),
         /// The public library: requests, pull / plan / verify, events, reports, one error; the
         /// process-wide set-up. Its public declarations are the whole API (`make api-check`).
         .target(
             name: "AssetSync",
-            dependencies: ["AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer", "AssetSyncPull"]),
+            dependencies: [
+                "AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer", "AssetSyncTrust", "AssetSyncPull",
+            ]),
         /// The commands, renderers, help text and exit codes: the only code that knows a terminal,
         /// standard input, flags and signals.
         .target(

@@ -1,5 +1,6 @@
 import AssetSyncCache
 import AssetSyncModel
+import AssetSyncPull
 import AssetSyncSystem
 
 /// `assetsync plan`: validate the manifest, scan the cache, print what a pull would do.

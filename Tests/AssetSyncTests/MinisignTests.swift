@@ -1,6 +1,7 @@
 @testable import AssetSyncCLI
 import AssetSyncModel
 @testable import AssetSyncTrust
+import AssetSyncPull
 import Foundation
 import Testing
 import TestSupport
@@ -41,9 +42,9 @@ import TestSupport
     }
 
     @Test func aRemoteSignatureIsBesideTheManifestsPathBeforeItsQuery() {
-        #expect(ManifestTrust.signatureURL(of: "https://cdn.example.com/m.xml") == "https://cdn.example.com/m.xml.minisig")
-        #expect(ManifestTrust.signatureURL(of: "https://cdn.example.com/m.xml?sv=1&sig=x") == "https://cdn.example.com/m.xml.minisig?sv=1&sig=x")
-        #expect(ManifestTrust.signatureURL(of: "https://cdn.example.com/m.xml#top") == "https://cdn.example.com/m.xml.minisig#top")
+        #expect(ManifestAdmission.signatureURL(of: "https://cdn.example.com/m.xml") == "https://cdn.example.com/m.xml.minisig")
+        #expect(ManifestAdmission.signatureURL(of: "https://cdn.example.com/m.xml?sv=1&sig=x") == "https://cdn.example.com/m.xml.minisig?sv=1&sig=x")
+        #expect(ManifestAdmission.signatureURL(of: "https://cdn.example.com/m.xml#top") == "https://cdn.example.com/m.xml.minisig#top")
     }
 
     @Test func base64RoundTripsAndIsStrict() {
