@@ -53,6 +53,12 @@ public struct PullRequest: Sendable {
     /// Other cache directories whose files may be copied (and proven) instead of downloaded.
     public var reuseFrom: [String] = []
     public var network = NetworkSettings()
+    /// Files of minisign public keys. When any is given, only a manifest whose bytes carry a signature
+    /// by one of the keys (`MANIFEST.minisig` beside a file, `URL.minisig` for a URL) is accepted, not
+    /// expired and not older than the version the destination accepted last; anything else fails with
+    /// `AssetSyncError.Kind.untrusted` before any file is touched. A manifest given as bytes has no
+    /// signature beside it, so it cannot be trusted this way.
+    public var trustedKeyFiles: [String] = []
 
     public init(manifest: Manifest, destination: String) {
         self.manifest = manifest

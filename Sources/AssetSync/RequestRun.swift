@@ -4,6 +4,8 @@ import AssetSyncModel
 import AssetSyncPull
 import AssetSyncSystem
 import AssetSyncTransfer
+import AssetSyncTrust
+import Glibc
 
 /// One request carried out by the library's layers, on the calling thread (which may block): the
 /// destination opened and locked, the manifest read or fetched into it, then the pull, the plan or
@@ -70,47 +72,155 @@ struct RequestRun {
         }
     }
 
-    /// A manifest read, or the URL of one to fetch into the destination once it is open.
+    /// A manifest read (admitted by its signature, when keys are trusted), or the URL of one to fetch
+    /// into the destination once it is open.
     private enum Loaded {
-        case read(Manifest)
+        case read(Manifest, ManifestAdmission.Admitted?)
         case toFetch(String)
+    }
+
+    /// The admission the request's trusted keys ask for; nil when it names none.
+    private func admission() throws(AssetSyncError) -> ManifestAdmission? {
+        guard !request.trustedKeyFiles.isEmpty else { return nil }
+        var keys: [MinisignPublicKey] = []
+        for file in request.trustedKeyFiles {
+            do { keys += try ManifestAdmission.keys(inFile: file) } catch {
+                let why: String
+                switch error {
+                case .unreadable(let failure): why = "cannot be read: \(failure.reason)"
+                case .notRead(let reason): why = reason.words
+                case .malformed(let problem): why = "holds no public key: " + problem
+                }
+                throw .invalid("the trusted key file \(QuotedValue.quote(file)) \(why)")
+            }
+        }
+        return ManifestAdmission(keys: keys, now: { Int64(time(nil)) })
     }
 
     /// The manifest from its file or bytes, read now; a URL's waits for the destination.
     private func localManifest() throws(AssetSyncError) -> Loaded {
+        if let admission = try admission() {
+            switch request.manifest {
+            case .file(let path):
+                let admitted = try Self.admitted { () throws(AdmissionFailure) in
+                    try admission.admit(manifestAt: path, signatureAt: path + ".minisig", displayName: path, followingLinks: true)
+                }
+                return .read(admitted.manifest, admitted)
+            case .bytes(_, let name):
+                throw .invalid("the manifest \(name) is given as bytes, with no signature beside it: trusted keys need a file or a URL")
+            case .url(let url):
+                return .toFetch(url)
+            }
+        }
         switch request.manifest {
         case .file(let path):
-            return .read(try Self.read { () throws(ManifestError) in try ManifestReader.read(path: path) })
+            return .read(try Self.read { () throws(ManifestError) in try ManifestReader.read(path: path) }, nil)
         case .bytes(let bytes, let name):
             let memory: MemoryFile
             do { memory = try MemoryFile.holding(bytes, name: name) } catch { throw AssetSyncError(error, "cannot hold the manifest \(name)") }
             return .read(try withExtendedLifetime(memory) { () throws(AssetSyncError) in
                 try Self.read { () throws(ManifestError) in try ManifestReader.read(descriptor: memory.fd, name: name) }
-            })
+            }, nil)
         case .url(let url):
             return .toFetch(url)
         }
     }
 
-    /// The manifest `loaded` says, fetched into `root` when it is a URL's.
+    /// The manifest `loaded` says, fetched into `root` when it is a URL's (with its signature, when
+    /// keys are trusted); a signed one's version is accepted for `root`, whose lock is held.
     private func manifest(_ loaded: Loaded, into root: CacheRoot, options: TransferOptions) throws(AssetSyncError) -> Manifest {
+        guard let admission = try admission() else {
+            switch loaded {
+            case .read(let manifest, _): return manifest
+            case .toFetch(let url): return try fetchManifest(url, into: root, options: options)
+            }
+        }
+        let admitted: ManifestAdmission.Admitted
+        let name: String
         switch loaded {
-        case .read(let manifest): manifest
-        case .toFetch(let url): try fetchManifest(url, into: root, options: options)
+        case .read(_, let local?):
+            (admitted, name) = (local, root.path)
+        case .read(let manifest, nil):
+            return manifest
+        case .toFetch(let url):
+            let manifestPath = try fetch(url, file: ManifestCopy.fileName, sizeLimit: Manifest.sizeLimit, into: root, options: options)
+            // None there (404): the admission refuses the manifest as unsigned.
+            let signaturePath = try fetchIfThere(
+                ManifestAdmission.signatureURL(of: url), file: ManifestCopy.signatureName, sizeLimit: Int64(MinisignSignature.fileSizeLimit),
+                into: root, options: options)
+            admitted = try Self.admitted { () throws(AdmissionFailure) in
+                try admission.admit(manifestAt: manifestPath, signatureAt: signaturePath, displayName: url, followingLinks: false)
+            }
+            name = url
+        }
+        try Self.admitted { () throws(AdmissionFailure) in try admission.acceptVersion(of: admitted, root: root, manifest: name) }
+        return admitted.manifest
+    }
+
+    /// What `body` gives, or its failure as the one public error: a refusal is `untrusted`.
+    private static func admitted<Value>(_ body: () throws(AdmissionFailure) -> Value) throws(AssetSyncError) -> Value {
+        do {
+            return try body()
+        } catch {
+            switch error {
+            case .manifestUnreadable(let name, let failure): throw AssetSyncError(.invalidInput, "\(name): cannot read the manifest: \(failure.reason)")
+            case .manifestTooLarge(let name): throw AssetSyncError(.invalidInput, "\(name): the manifest is larger than its limit")
+            case .invalid(let failure): throw AssetSyncError(failure, nil)
+            case .signatureUnreadable(let path, let failure): throw AssetSyncError(failure, "cannot read the signature \(path)")
+            case .refused(let refusal, let name):
+                throw AssetSyncError(.untrusted, "the manifest \(name) is not trustworthy: \(refusal.description); no file was downloaded or changed")
+            case .versionUnreadable(let failure): throw AssetSyncError(failure, "cannot read the accepted manifest version")
+            case .versionUnrecorded(let failure): throw AssetSyncError(failure, "cannot record the accepted manifest version")
+            }
         }
     }
 
     /// The manifest at `url`, fetched into `root`'s copy (a 304 keeps the copy) and read.
     private func fetchManifest(_ url: String, into root: CacheRoot, options: TransferOptions) throws(AssetSyncError) -> Manifest {
-        let fetched: ManifestFetcher.Fetched
+        let path = try fetch(url, file: ManifestCopy.fileName, sizeLimit: Manifest.sizeLimit, into: root, options: options)
+        return try Self.read { () throws(ManifestError) in try ManifestReader.read(path: path, displayName: url) }
+    }
+
+    /// How a fetch of a file that may be missing ended short.
+    private enum FetchFailure: Error {
+        /// 404 or 410.
+        case notThere
+        case failed(AssetSyncError)
+    }
+
+    /// `url` fetched into `root`'s copy named `file` (conditionally), at most `sizeLimit` bytes; the copy's path.
+    private func fetch(_ url: String, file: String, sizeLimit: Int64, into root: CacheRoot, options: TransferOptions) throws(AssetSyncError) -> String {
         do {
-            fetched = try ManifestFetcher(options: options, wakeFD: stop.wakeFD, shouldStop: stop.isRequested)
-                .fetch(url, into: CachedManifestDestination(root: root, file: ManifestCopy.fileName))
+            return try fetched(url, file: file, sizeLimit: sizeLimit, into: root, options: options)
         } catch {
-            if stop.isRequested() { throw .cancelled }
-            throw AssetSyncError(error, "cannot fetch the manifest \(url)")
+            switch error {
+            case .notThere: throw AssetSyncError(kind: .remote, message: "cannot fetch \(url): HTTP 404, not there")
+            case .failed(let failure): throw failure
+            }
         }
-        return try Self.read { () throws(ManifestError) in try ManifestReader.read(path: fetched.path, displayName: url) }
+    }
+
+    /// As `fetch`, but nil when the server says there is no such file.
+    private func fetchIfThere(_ url: String, file: String, sizeLimit: Int64, into root: CacheRoot, options: TransferOptions) throws(AssetSyncError) -> String? {
+        do {
+            return try fetched(url, file: file, sizeLimit: sizeLimit, into: root, options: options)
+        } catch {
+            switch error {
+            case .notThere: return nil
+            case .failed(let failure): throw failure
+            }
+        }
+    }
+
+    private func fetched(_ url: String, file: String, sizeLimit: Int64, into root: CacheRoot, options: TransferOptions) throws(FetchFailure) -> String {
+        do {
+            return try ManifestFetcher(options: options, sizeLimit: sizeLimit, wakeFD: stop.wakeFD, shouldStop: stop.isRequested)
+                .fetch(url, into: CachedManifestDestination(root: root, file: file)).path
+        } catch {
+            if stop.isRequested() { throw .failed(.cancelled) }
+            if error.status == 404 || error.status == 410 { throw .notThere }
+            throw .failed(AssetSyncError(error, "cannot fetch \(url)"))
+        }
     }
 
     /// A manifest read by `body`, or why not.

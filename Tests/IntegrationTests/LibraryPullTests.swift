@@ -157,4 +157,38 @@ import TestSupport
         #expect(Sandbox.kind(dest) == S_IFDIR)
         #expect(try versions.sandbox.cached() == versions.contents[1])
     }
+
+    @Test("with trusted keys the library admits a signed manifest, local or remote, and refuses an unsigned or replayed one as untrusted")
+    func trustedKeysAdmitOnlyASignedManifest() async throws {
+        let (sandbox, nginx, manifest) = try SignedManifestTests.served { try NginxServer(root: $0) }
+        defer { nginx.stop() }
+        let keys = [SignedManifestTests.fixture("signing-test.pub")]
+        var unsigned = PullRequest(manifest: .file(manifest), destination: sandbox.dest)
+        unsigned.trustedKeyFiles = keys
+        do {
+            _ = try await AssetSync.pull(unsigned)
+            Issue.record("an unsigned manifest was pulled")
+        } catch {
+            #expect(error.kind == .untrusted && error.message.contains("not trustworthy"), "\(error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dest + "/a.bin"))
+        let replay = try SignedManifestTests.signTwoVersions(sandbox, manifest)
+        #expect(try await AssetSync.pull(unsigned).succeeded, "version 2, signed")
+        try replay()
+        do {
+            _ = try await AssetSync.pull(unsigned)
+            Issue.record("a replayed version 1 was pulled after version 2")
+        } catch {
+            #expect(error.kind == .untrusted && error.message.contains("rollback"), "\(error)")
+        }
+        // A remote manifest and its URL.minisig.
+        try sandbox.serveManifest(base: nginx.baseURL)
+        try SignedManifestTests.sign(sandbox.served.path + "/" + Sandbox.manifestName, version: 3)
+        var remote = PullRequest(manifest: .url(nginx.url(Sandbox.manifestName)), destination: sandbox.dest)
+        remote.trustedKeyFiles = keys
+        #expect(try await AssetSync.pull(remote).succeeded)
+        var bytes = PullRequest(manifest: .bytes(Array("{}".utf8), name: "m.json"), destination: sandbox.dest)
+        bytes.trustedKeyFiles = keys
+        await #expect(throws: AssetSyncError.self) { try await AssetSync.pull(bytes) }
+    }
 }
