@@ -6,10 +6,11 @@ import Dispatch
 import Glibc
 
 let usage = """
-    usage: pull-example [--events] [--jobs N] [--rate BYTES_PER_SECOND] MANIFEST DEST
+    usage: pull-example [--events] [--jobs N] MANIFEST DEST
       MANIFEST  a manifest file (XML or JSON), or the http(s) URL of one
       DEST      the cache directory to make identical to it
       --events  print every event of the pull, read from AssetSync.events(of:)
+      --jobs N  transfers at once (1-64, default 8)
     exit status: 0 pulled and verified, 1 files failed (or did not verify), 2 invalid input,
       3 local I/O failure, 4 lock held, 5 untrusted manifest, 130 cancelled (Ctrl-C)
     """
@@ -18,14 +19,12 @@ let usage = """
 func parse(_ arguments: [String]) -> (request: PullRequest, printEvents: Bool)? {
     var printEvents = false
     var jobs: Int?
-    var rate: Int64?
     var positional: [String] = []
     var rest = arguments[...]
     while let argument = rest.popFirst() {
         switch argument {
         case "--events": printEvents = true
         case "--jobs": guard let value = rest.popFirst().flatMap({ Int($0) }) else { return nil }; jobs = value
-        case "--rate": guard let value = rest.popFirst().flatMap({ Int64($0) }) else { return nil }; rate = value
         case "-h", "--help": return nil
         default:
             if argument.hasPrefix("-") { return nil }
@@ -37,7 +36,6 @@ func parse(_ arguments: [String]) -> (request: PullRequest, printEvents: Bool)? 
     let isURL = manifest.hasPrefix("http://") || manifest.hasPrefix("https://")
     var request = PullRequest(manifest: isURL ? .url(manifest) : .file(manifest), destination: positional[1])
     if let jobs { request.network.jobs = jobs }  // the library checks the ranges: 0 is an invalidInput error
-    request.network.bytesPerSecond = rate
     return (request, printEvents)
 }
 
@@ -55,7 +53,7 @@ func run(_ request: PullRequest, printEvents: Bool) async -> Int32 {
         printVerification(verification)
         return report.succeeded && verification.succeeded ? 0 : 1
     } catch {
-        complain("\(error.kind): \(error)" + (error.cause.map { " (\($0))" } ?? ""))
+        complain("\(error)" + (error.cause.map { " (\($0))" } ?? "") + " [\(error.kind)]")
         return exitStatus(error.kind)
     }
 }
@@ -79,8 +77,9 @@ func pullPrintingEvents(_ request: PullRequest) async throws(AssetSyncError) -> 
     } catch {
         throw AssetSyncError(kind: .localIO, message: "the pull's events ended with \(error)")
     }
-    // The sequence ends without a report only when the task iterating it is cancelled.
-    throw AssetSyncError(kind: .cancelled, message: "cancelled", remedy: "partial downloads are kept, and the next pull resumes them")
+    // The sequence ends without a report only when the task iterating it is cancelled (Ctrl-C). That
+    // cancels the pull too, but the sequence ends at once, without waiting for the pull to stop.
+    throw AssetSyncError(kind: .cancelled, message: "cancelled", remedy: "partial downloads are kept in the destination, and the next pull resumes them")
 }
 
 func printReport(_ report: PullReport) {
