@@ -39,6 +39,7 @@ func describe(_ event: PullEvent) -> String {
     case .finished(let file): "finished \(describe(file))"
     case .deleted(let path): "deleted \(path)"
     case .completed(let report): "completed (\(report.files.count) files, \(report.succeeded ? "succeeded" : "not succeeded"))"
+    @unknown default: "\(event)"  // a kind of event added since this was written
     }
 }
 
@@ -49,6 +50,7 @@ func describe(_ file: FileReport) -> String {
     case .current: "current \(file.path)"
     case .failed(let reason): "failed \(file.path): \(reason)"
     case .interrupted: "interrupted \(file.path)"
+    @unknown default: "\(file.path): \(file.outcome)"
     }
 }
 
