@@ -28,7 +28,7 @@ put = $(1) > $(DESTDIR)$(PREFIX)/$(2).new && chmod 0644 $(DESTDIR)$(PREFIX)/$(2)
 # A unit as installed: ExecStart= names the binary under PREFIX.
 UNIT_FOR_PREFIX := sed 's|/usr/local/bin/assetsync|$(PREFIX)/bin/assetsync|g'
 
-.PHONY: all deps build debug install install-built uninstall test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet bench-atomic bench-sha256 bench-delta bench-signing fuzz sanitize torture soak clean
+.PHONY: all deps build debug install install-built uninstall test example demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet bench-atomic bench-sha256 bench-delta bench-signing fuzz sanitize torture soak clean
 
 all: build
 
@@ -77,6 +77,12 @@ test: deps
 	swift build -c release --product assetsync $(LAYERS)
 	swift build --build-tests $(LAYERS)
 	ASSETSYNC_BIN=$(CURDIR)/$(RELEASE_BIN) swift test --skip-build
+	Examples/run.sh
+
+# The library from a package of its own (Examples/PullExample, built in .build/examples) against a
+# local nginx: pull, pull again, verify, a missing file, invalid input, Ctrl-C; see Examples/run.sh.
+example: deps
+	Examples/run.sh
 
 # The main job end to end against a local nginx; see demo/run.sh.
 demo: build
