@@ -38,8 +38,9 @@ func describe(_ event: PullEvent) -> String {
     case .progress(let p): "progress \(p.filesDone)/\(p.filesTotal) files, \(p.bytesDone)/\(p.bytesTotal) bytes"
     case .finished(let file): "finished \(describe(file))"
     case .deleted(let path): "deleted \(path)"
+    case .warning(let text): "warning: \(text)"
+    case .published(let generation): "published \(generation)"
     case .completed(let report): "completed (\(report.files.count) files, \(report.succeeded ? "succeeded" : "not succeeded"))"
-    @unknown default: "\(event)"  // a kind of event added since this was written
     }
 }
 
@@ -50,7 +51,6 @@ func describe(_ file: FileReport) -> String {
     case .current: "current \(file.path)"
     case .failed(let reason): "failed \(file.path): \(reason)"
     case .interrupted: "interrupted \(file.path)"
-    @unknown default: "\(file.path): \(file.outcome)"
     }
 }
 
@@ -76,6 +76,8 @@ final class ProgressPrinter: Sendable {
             case .finished(let file) where terminal:
                 // Failures stay on screen, above the progress line (which the next progress event redraws).
                 if case .failed = file.outcome { put("\r\u{1B}[K  " + describe(file) + "\n", to: 1); width = 0 }
+            case .warning(let text):
+                complain("warning: " + text)
             default:
                 break
             }

@@ -101,7 +101,6 @@ func printVerification(_ report: VerifyReport) {
         case .missing: say("  missing \(path)")
         case .corrupt(let why): say("  corrupt \(path): \(why)")
         case .unreadable(let why): say("  unreadable \(path): \(why)")
-        @unknown default: say("  \(verdict) \(path)")
         }
     }
 }
