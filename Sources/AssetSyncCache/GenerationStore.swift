@@ -32,7 +32,7 @@ public final class GenerationStore {
     public let destPath: String
     /// `DEST.assetsync/` opened as a cache root: its `.assetsync/` holds the lock and the mode record.
     public let root: CacheRoot
-    private let parentFD: Int32
+    let parentFD: Int32
 
     static let suffix = ".assetsync"
     static let modeFileName = "generations"
@@ -59,13 +59,13 @@ public final class GenerationStore {
     /// current one, when `next/` was made of hard links to it (afresh or by recycling); with clones, the
     /// recycled one, when it held the current bytes everywhere and recycling changed nothing. A walk of
     /// that generation stands for a walk of `next/` (see `generationToWalkEarly`).
-    public private(set) var buildHasInodesOf: String?
+    public internal(set) var buildHasInodesOf: String?
     /// What DEST's old plain tree still holds after the last `finishInterruptedSteps` or first
     /// `publish` retired it: paths under `retired/` that could not be carried into the generation.
     public internal(set) var notCarried: [String] = []
     /// Why the last `publish` could not retire DEST's old plain tree, which it had already replaced:
     /// the tree stays, and the next run carries it over.
-    public private(set) var retirementFailure: SystemError?
+    public internal(set) var retirementFailure: SystemError?
     /// Where DEST's old plain tree waits, when it could not all be carried over (`notCarried`).
     public var retiredPath: String { root.path + "/" + Self.retiredName }
 
@@ -147,7 +147,7 @@ public final class GenerationStore {
     }
 
     /// The mode recorded in the metadata directory `fd`; nil when there is none.
-    private static func mode(in fd: Int32, display: String) -> Mode? {
+    static func mode(in fd: Int32, display: String) -> Mode? {
         guard let bytes = (try? AtomicFile.read(modeFileName, in: fd, limit: 4096, display: display)) ?? nil,
               let fields = KeyValueRecord.decode(String(decoding: bytes, as: UTF8.self)) else { return nil }
         return Mode(
@@ -199,102 +199,9 @@ public final class GenerationStore {
     /// The generations in the store, oldest first.
     public func generations() throws(SystemError) -> [String] { try Self.generations(in: root.fd, display: root.path) }
 
-    private static func generations(in store: Int32, display: String) throws(SystemError) -> [String] {
+    static func generations(in store: Int32, display: String) throws(SystemError) -> [String] {
         try DirectoryTree.entries(of: store, display: display).filter { $0.isDirectory && number(of: $0.name) != nil }
             .map(\.name).sorted { number(of: $0)! < number(of: $1)! }
-    }
-
-    /// Prepares `next/`, the generation this pull builds: the same tree as the current generation (or
-    /// plain DEST, the first time), with its state index, so that unchanged files stay current without
-    /// being read. Each file is a clone of the current one's where the file system shares blocks (XFS,
-    /// Btrfs: see `clonesFiles`), else a hard link to it; a plain DEST's are always linked, since its
-    /// tree goes once the generation is published. A `next/` an interrupted pull left is resumed as it
-    /// is, its partials and what it committed included. Otherwise the generation that publishing would
-    /// prune (beyond `keep`) is recycled when no run holds it: renamed to `recycle/` and made the
-    /// current tree by replacing only the files that differ (another inode; with clones, other bytes by
-    /// the records of both), which costs two directory reads per directory where making a new tree
-    /// costs a `linkat` or a clone per file (and pruning the old one an `unlinkat` per file). Returns
-    /// the path of `next/`, for a `CacheRoot`.
-    public func prepareBuild(keep: Int) throws(SystemError) -> String {
-        let display = root.path + "/" + Self.buildName
-        var status = stat()
-        let resuming = fstatat(root.fd, Self.buildName, &status, AT_SYMLINK_NOFOLLOW) == 0
-        buildHasInodesOf = nil
-        buildIndex = nil
-        let recycled = !resuming && fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) != 0 ? try recycle(keep: keep) : nil
-        let recycling = !resuming && fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) == 0
-        let name = recycling ? Self.recycleName : Self.buildName
-        if !recycling, mkdirat(root.fd, Self.buildName, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display) }
-        let current = current()
-        clonesFiles = current != nil && DirectoryTree.canClone(in: root.partialFD, display: root.path + "/.assetsync/partial")
-        if let mode = Self.mode(in: root.metadataFD, display: root.path + "/.assetsync"), mode.clonesFiles != clonesFiles {
-            try remember(Mode(keep: mode.keep, clonesFiles: clonesFiles))
-        }
-        let source = openat(parentFD, destName, O_RDONLY | O_DIRECTORY | O_CLOEXEC)  // DEST, through its link
-        guard source >= 0 else {
-            if errno == ENOENT { return display }  // the first pull of a new DEST starts empty
-            throw SystemError("open", path: destPath)
-        }
-        defer { close(source) }
-        let build = openat(root.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard build >= 0 else { throw SystemError("open", path: root.path + "/" + name) }
-        defer { close(build) }
-        var previous: StateIndex?
-        var records: CloneRecords?
-        if clonesFiles {
-            // Both indexes are read at once: each is a parse of up to one line per file.
-            let loading = BackgroundWork { [root] in StateIndex.saved(inCache: build, display: root.path + "/" + name) }
-            let current = StateIndex.saved(inCache: source, display: destPath) ?? StateIndex()
-            previous = loading.value()
-            records = CloneRecords(current: current, previous: previous ?? StateIndex(), resumed: resuming)
-        }
-        let sharing: DirectoryTree.FileSharing = records.map { records in .clone { records.cloned($0, source: $1, clone: $2) } } ?? .hardLink
-        let changes: Int
-        if recycling {
-            let spare = try SpareTree(in: root.fd, display: root.path + "/" + Self.spareName)
-            try linkState(from: build, to: spare.fd, names: [StateIndex.fileName, AcceptedVersion.fileName], replacing: false, display: spare.display)
-            changes = try DirectoryTree.link(
-                from: source, to: build, skipping: [CacheRoot.metadataName], sharing: sharing, mirroring: true,
-                keeps: records.map { records in { path, present, wanted in
-                    // Not the current file itself (left by an earlier build of hard links): a clone replaces it.
-                    present.inode != wanted.inode && records.holdsCurrentBytes(path, present: present.inode, wanted: wanted.inode)
-                } }, discard: spare.keep, display: display)
-        } else {
-            changes = try DirectoryTree.link(from: source, to: build, skipping: [CacheRoot.metadataName], sharing: sharing, display: display)
-        }
-        if let records {
-            try linkState(from: source, to: build, names: [AcceptedVersion.fileName], replacing: recycling, display: display)
-            let index = records.index
-            if index != previous { try save(index, in: build, display: display) }
-            buildIndex = index
-        } else {
-            try linkState(from: source, to: build, names: [StateIndex.fileName, AcceptedVersion.fileName], replacing: recycling, display: display)
-        }
-        if current == nil { try carryPartials(from: source, into: build, display: display) }
-        if recycling, renameat(root.fd, Self.recycleName, root.fd, Self.buildName) != 0 { throw SystemError("rename", path: display) }
-        if !resuming { buildHasInodesOf = clonesFiles ? (changes == 0 ? recycled : nil) : current }
-        return display
-    }
-
-    /// Moves the partial downloads of a plain DEST into the first generation's `.assetsync/partial/`,
-    /// so that its pull resumes them rather than downloading again; a name `next/` already has (from
-    /// an interrupted first pull) stays as it is. The caller holds DEST's own lock (`destIsPlain`), so
-    /// no run writes them meanwhile.
-    private func carryPartials(from dest: Int32, into build: Int32, display: String) throws(SystemError) {
-        let metadata = openat(dest, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard metadata >= 0 else { return }
-        defer { close(metadata) }
-        let partials = openat(metadata, CacheRoot.partialName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard partials >= 0 else { return }
-        defer { close(partials) }
-        let names = try DirectoryTree.entries(of: partials, display: destPath + "/.assetsync/partial").map(\.name)
-        guard !names.isEmpty else { return }
-        let into = try DirectoryTree.openMaking([CacheRoot.metadataName, CacheRoot.partialName], in: build, display: display)
-        defer { close(into) }
-        var status = stat()
-        for name in names where fstatat(into, name, &status, AT_SYMLINK_NOFOLLOW) != 0 {
-            guard renameat(partials, name, into, name) == 0 else { throw SystemError("rename", path: destPath + "/.assetsync/partial/" + name) }
-        }
     }
 
     /// Whether DEST is still a plain directory (not yet a generation's symlink): its own runs lock
@@ -306,40 +213,12 @@ public final class GenerationStore {
 
     /// The state index the last `prepareBuild` left in `next/` when it made one of clones (the one it
     /// read there, or wrote), so that the pull need not read it again; nil otherwise.
-    public private(set) var buildIndex: StateIndex?
+    public internal(set) var buildIndex: StateIndex?
 
     /// Whether the last `prepareBuild` made `next/` of clones (reflinks): each file its own inode, so
     /// that a consumer editing a published file in place changes no other generation, and `next/` does
     /// not have the current generation's inodes. Otherwise its files are hard links to the current ones.
-    public private(set) var clonesFiles = false
-
-    /// Replaces the state index of the cache directory `build` by `index`. Not synced here: publishing
-    /// syncs the whole file system first, and a lost index only costs reading the files it named.
-    private func save(_ index: StateIndex, in build: Int32, display: String) throws(SystemError) {
-        let metadata = openat(build, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard metadata >= 0 else { throw SystemError("open", path: display + "/.assetsync") }
-        defer { close(metadata) }
-        try AtomicFile.replace(StateIndex.fileName, in: metadata, with: index.encoded(), durable: false, display: display + "/.assetsync")
-    }
-
-    /// Renames the newest generation that publishing would prune to `recycle/`, when no run holds its
-    /// lock; returns its name, or nil when none was.
-    private func recycle(keep: Int) throws(SystemError) -> String? {
-        guard let candidate = Self.recycleCandidate(among: try generations(), current: current(), keep: keep),
-              let lock = try? CacheLock(root: CacheRoot(named: candidate, in: root.fd, path: root.path + "/" + candidate), wait: 0)
-        else { return nil }
-        return try withExtendedLifetime(lock) { () throws(SystemError) in
-            try discard(Self.spareName)
-            guard renameat(root.fd, candidate, root.fd, Self.recycleName) == 0 else { throw SystemError("rename", path: root.path + "/" + candidate) }
-            return candidate
-        }
-    }
-
-    /// The generation a build recycles: the newest one older than `current` that publishing the build would prune.
-    private static func recycleCandidate(among all: [String], current: String?, keep: Int) -> String? {
-        guard let current, let number = number(of: current) else { return nil }
-        return prunable(among: all, current: current, keep: keep - 1).last { Self.number(of: $0)! < number }
-    }
+    public internal(set) var clonesFiles = false
 
     /// Where a pull in this store may find bytes it would otherwise download, newest first: what
     /// remaking the recycled generation took out, then the other generations. The current one counts
@@ -365,127 +244,9 @@ public final class GenerationStore {
         return others.compactMap { ReuseSource(cacheAt: store + "/" + $0, recordsVouch: true) }
     }
 
-    /// Links the files `names` (the state index, the accepted version) of `source`'s `.assetsync/` into
-    /// `build`'s; both are only ever replaced under a fresh name, so a link shares nothing that is
-    /// written. With `replacing`, a file already there goes first.
-    private func linkState(from source: Int32, to build: Int32, names: [String], replacing: Bool, display: String) throws(SystemError) {
-        if mkdirat(build, CacheRoot.metadataName, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display + "/.assetsync") }
-        let metadata = openat(source, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard metadata >= 0 else { return }
-        defer { close(metadata) }
-        let into = openat(build, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard into >= 0 else { throw SystemError("open", path: display + "/.assetsync") }
-        defer { close(into) }
-        // The highest signed version accepted goes along, or a new generation would forget it.
-        for name in names {
-            if replacing { unlinkat(into, name, 0) }
-            if linkat(metadata, name, into, name, 0) != 0, errno != EEXIST, errno != ENOENT {
-                throw SystemError("link", path: display + "/.assetsync/" + name)
-            }
-        }
-    }
-
-    /// Publishes the built generation: the whole file system synced (its files, directories and links),
-    /// `next/` renamed to the next `gen-NNNNNN` and the store synced, then a new symlink renamed over DEST
-    /// and DEST's parent synced. A DEST that is still a plain directory trades places with the symlink
-    /// in one step, and its tree (every file of which is linked in the generation) is removed.
-    /// Returns the generation's name.
-    public func publish(_ build: CacheRoot) throws(CacheError) -> String {
-        retirementFailure = nil
-        // The number comes after every name that reads as one, a generation or not, so the rename never lands on one.
-        let highest: Int
-        do { highest = try DirectoryTree.entries(of: root.fd, display: root.path).compactMap { Self.number(of: $0.name) }.max() ?? 0 } catch {
-            throw .system(error)
-        }
-        guard highest < Self.highestNumber else { throw .generationsExhausted(store: root.path, highest: Self.name(of: highest)) }
-        do throws(SystemError) {
-            try FileDescriptor(build.fd, path: build.path).syncFileSystem()
-            let name = Self.name(of: highest + 1)
-            guard renameat(root.fd, Self.buildName, root.fd, name) == 0 else { throw SystemError("rename", path: root.path + "/" + name) }
-            _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.fd) }
-            try point(at: name)
-            try discard(Self.spareName)
-            return name
-        } catch {
-            throw .system(error)
-        }
-    }
-
-    /// Points DEST at `previous` (see `previous()`, and `check` for what the caller makes sure of first);
-    /// the generation being built, made from the current one, is dropped.
-    public func rollBack(to previous: String) throws(SystemError) {
-        try discard(Self.buildName)
-        try discard(Self.spareName)
-        try point(at: previous)
-    }
-
-    /// The generation before the current one, which `rollBack` would publish; nil when there is none.
-    public func previous() throws(SystemError) -> String? {
-        guard let current = current(), let number = Self.number(of: current) else { return nil }
-        return try generations().last { Self.number(of: $0)! < number }
-    }
-
-    /// Removes the generations beyond `keep` (the current one and the `keep - 1` before it stay), each
-    /// only when no run holds its lock. Returns those removed.
-    public func prune(keep: Int) throws(SystemError) -> [String] {
-        var removed: [String] = []
-        for name in try prunable(keep: keep) {
-            guard let lock = try? CacheLock(root: CacheRoot(named: name, in: root.fd, path: root.path + "/" + name), wait: 0) else { continue }
-            try withExtendedLifetime(lock) { () throws(SystemError) in try discard(name) }
-            removed.append(name)
-        }
-        return removed
-    }
-
-    /// The generations beyond `keep`, oldest first: all but the current one and the `keep - 1` before it.
-    private func prunable(keep: Int) throws(SystemError) -> [String] {
-        Self.prunable(among: try generations(), current: current(), keep: keep)
-    }
-
-    private static func prunable(among all: [String], current: String?, keep: Int) -> [String] {
-        guard let current, let number = number(of: current) else { return [] }
-        return all.filter { Self.number(of: $0)! < number }.dropLast(max(0, keep - 1)) + all.filter { Self.number(of: $0)! > number }
-    }
-
-    /// Makes DEST a plain directory again, holding every file of the current generation: the switch is
-    /// recorded (`leaving`, so that a run after a kill finishes it), the generation and the symlink trade
-    /// places in one step, then the store is emptied and the record removed.
-    public func makePlain() throws(SystemError) {
-        let mode = Self.mode(in: root.metadataFD, display: root.path + "/" + CacheRoot.metadataName) ?? Mode(keep: Self.defaultKeep)
-        if !mode.leaving { try remember(Mode(keep: mode.keep, clonesFiles: mode.clonesFiles, leaving: true)) }
-        if let current = current() {
-            try DirectoryTree.exchange(current, in: root.fd, with: destName, in: parentFD, display: destPath)
-            _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
-        }
-        // What DEST's old plain tree kept back (`notCarried`) stays for the user.
-        for entry in try DirectoryTree.entries(of: root.fd, display: root.path) where ![CacheRoot.metadataName, Self.retiredName].contains(entry.name) {
-            try DirectoryTree.remove(entry.name, in: root.fd, display: root.path)
-        }
-        unlinkat(root.metadataFD, Self.modeFileName, 0)
-        _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.metadataFD) }
-    }
-
     /// Opens `next/`, which `prepareBuild` made, as the run's cache directory (never through a link).
     public func openBuild() throws(CacheError) -> CacheRoot {
         try CacheRoot(named: Self.buildName, in: root.fd, path: root.path + "/" + Self.buildName)
-    }
-
-    /// Replaces DEST by a symlink to `generation` in one rename (one exchange when DEST is a directory),
-    /// then syncs DEST's parent.
-    private func point(at generation: String) throws(SystemError) {
-        try removeLink()
-        guard symlinkat(destName + Self.suffix + "/" + generation, root.fd, Self.linkName) == 0 else {
-            throw SystemError("symlink", path: root.path + "/" + Self.linkName)
-        }
-        if destIsPlain {
-            try DirectoryTree.exchange(Self.linkName, in: root.fd, with: destName, in: parentFD, display: destPath)
-            _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
-            // Published: a failure from here on is told, and the next run retires the tree again.
-            do { try retireOldTree() } catch { retirementFailure = error }
-            return
-        }
-        guard renameat(root.fd, Self.linkName, parentFD, destName) == 0 else { throw SystemError("rename", path: destPath) }
-        _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
     }
 
     /// The number of a generation's name as `name(of:)` writes it (`gen-` and six to nine ASCII digits,

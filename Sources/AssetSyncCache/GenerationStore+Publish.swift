@@ -1,0 +1,105 @@
+import AssetSyncModel
+public import AssetSyncSystem
+import Glibc
+
+/// Publishing: the built generation made the one DEST shows by one rename (one exchange the first
+/// time, when DEST's plain tree is retired), pruning beyond `--keep`, rolling back, going plain again.
+extension GenerationStore {
+    /// Publishes the built generation: the whole file system synced (its files, directories and links),
+    /// `next/` renamed to the next `gen-NNNNNN` and the store synced, then a new symlink renamed over DEST
+    /// and DEST's parent synced. A DEST that is still a plain directory trades places with the symlink
+    /// in one step, and its old tree is retired into the generation (`retireOldTree`).
+    /// Returns the generation's name.
+    public func publish(_ build: CacheRoot) throws(CacheError) -> String {
+        retirementFailure = nil
+        // The number comes after every name that reads as one, a generation or not, so the rename never lands on one.
+        let highest: Int
+        do { highest = try DirectoryTree.entries(of: root.fd, display: root.path).compactMap { Self.number(of: $0.name) }.max() ?? 0 } catch {
+            throw .system(error)
+        }
+        guard highest < Self.highestNumber else { throw .generationsExhausted(store: root.path, highest: Self.name(of: highest)) }
+        do throws(SystemError) {
+            try FileDescriptor(build.fd, path: build.path).syncFileSystem()
+            let name = Self.name(of: highest + 1)
+            guard renameat(root.fd, Self.buildName, root.fd, name) == 0 else { throw SystemError("rename", path: root.path + "/" + name) }
+            _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.fd) }
+            try point(at: name)
+            try discard(Self.spareName)
+            return name
+        } catch {
+            throw .system(error)
+        }
+    }
+
+    /// Points DEST at `previous` (see `previous()`, and `check` for what the caller makes sure of first);
+    /// the generation being built, made from the current one, is dropped.
+    public func rollBack(to previous: String) throws(SystemError) {
+        try discard(Self.buildName)
+        try discard(Self.spareName)
+        try point(at: previous)
+    }
+
+    /// The generation before the current one, which `rollBack` would publish; nil when there is none.
+    public func previous() throws(SystemError) -> String? {
+        guard let current = current(), let number = Self.number(of: current) else { return nil }
+        return try generations().last { Self.number(of: $0)! < number }
+    }
+
+    /// Removes the generations beyond `keep` (the current one and the `keep - 1` before it stay), each
+    /// only when no run holds its lock. Returns those removed.
+    public func prune(keep: Int) throws(SystemError) -> [String] {
+        var removed: [String] = []
+        for name in try prunable(keep: keep) {
+            guard let lock = try? CacheLock(root: CacheRoot(named: name, in: root.fd, path: root.path + "/" + name), wait: 0) else { continue }
+            try withExtendedLifetime(lock) { () throws(SystemError) in try discard(name) }
+            removed.append(name)
+        }
+        return removed
+    }
+
+    /// The generations beyond `keep`, oldest first: all but the current one and the `keep - 1` before it.
+    func prunable(keep: Int) throws(SystemError) -> [String] {
+        Self.prunable(among: try generations(), current: current(), keep: keep)
+    }
+
+    static func prunable(among all: [String], current: String?, keep: Int) -> [String] {
+        guard let current, let number = number(of: current) else { return [] }
+        return all.filter { Self.number(of: $0)! < number }.dropLast(max(0, keep - 1)) + all.filter { Self.number(of: $0)! > number }
+    }
+
+    /// Makes DEST a plain directory again, holding every file of the current generation: the switch is
+    /// recorded (`leaving`, so that a run after a kill finishes it), the generation and the symlink trade
+    /// places in one step, then the store is emptied and the record removed.
+    public func makePlain() throws(SystemError) {
+        let mode = Self.mode(in: root.metadataFD, display: root.path + "/" + CacheRoot.metadataName) ?? Mode(keep: Self.defaultKeep)
+        if !mode.leaving { try remember(Mode(keep: mode.keep, clonesFiles: mode.clonesFiles, leaving: true)) }
+        if let current = current() {
+            try DirectoryTree.exchange(current, in: root.fd, with: destName, in: parentFD, display: destPath)
+            _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
+        }
+        // What DEST's old plain tree kept back (`notCarried`) stays for the user.
+        for entry in try DirectoryTree.entries(of: root.fd, display: root.path) where ![CacheRoot.metadataName, Self.retiredName].contains(entry.name) {
+            try DirectoryTree.remove(entry.name, in: root.fd, display: root.path)
+        }
+        unlinkat(root.metadataFD, Self.modeFileName, 0)
+        _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.metadataFD) }
+    }
+
+    /// Replaces DEST by a symlink to `generation` in one rename (one exchange when DEST is a directory),
+    /// then syncs DEST's parent.
+    func point(at generation: String) throws(SystemError) {
+        try removeLink()
+        guard symlinkat(destName + Self.suffix + "/" + generation, root.fd, Self.linkName) == 0 else {
+            throw SystemError("symlink", path: root.path + "/" + Self.linkName)
+        }
+        if destIsPlain {
+            try DirectoryTree.exchange(Self.linkName, in: root.fd, with: destName, in: parentFD, display: destPath)
+            _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
+            // Published: a failure from here on is told, and the next run retires the tree again.
+            do { try retireOldTree() } catch { retirementFailure = error }
+            return
+        }
+        guard renameat(root.fd, Self.linkName, parentFD, destName) == 0 else { throw SystemError("rename", path: destPath) }
+        _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
+    }
+}
