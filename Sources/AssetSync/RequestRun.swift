@@ -40,7 +40,7 @@ struct RequestRun {
     /// `root`'s lock, waiting as the request says.
     private func lock(_ root: CacheRoot) throws(AssetSyncError) -> CacheLock {
         do {
-            return try CacheLock(root: root, wait: request.lockWaitSeconds, shouldStop: stop.isRequested)
+            return try CacheLock(root: root, wait: request.lockWaitSeconds, stop: stop)
         } catch {
             if stop.isRequested() { throw .cancelled }
             throw AssetSyncError(error, "cannot lock \(root.path)")
@@ -214,7 +214,7 @@ struct RequestRun {
 
     private func fetched(_ url: String, file: String, sizeLimit: Int64, into root: CacheRoot, options: TransferOptions) throws(FetchFailure) -> String {
         do {
-            return try ManifestFetcher(options: options, sizeLimit: sizeLimit, wakeFD: stop.wakeFD, shouldStop: stop.isRequested)
+            return try ManifestFetcher(options: options, sizeLimit: sizeLimit, stop: stop)
                 .fetch(url, into: CachedManifestDestination(root: root, file: file)).path
         } catch {
             if stop.isRequested() { throw .failed(.cancelled) }

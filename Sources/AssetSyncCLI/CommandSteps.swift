@@ -95,7 +95,7 @@ package enum CommandSteps {
         do {
             let destination: any ManifestDestination = root.map { CachedManifestDestination(root: $0, file: file) }
                 ?? ManifestFile(path: temporary ?? "manifest.download")
-            fetched = try ManifestFetcher(options: options, sizeLimit: sizeLimit, wakeFD: context.stop.wakeFD, shouldStop: context.stop.isRequested)
+            fetched = try ManifestFetcher(options: options, sizeLimit: sizeLimit, stop: context.stop)
                 .fetch(url, into: destination)
         } catch {
             if context.stop.isRequested() { throw .interrupted }
@@ -163,7 +163,7 @@ package enum CommandSteps {
         case .failure(let error): throw CommandLineTool.usageFailure(error, console: console)
         }
         do {
-            return try CacheLock(root: root, wait: wait, shouldStop: context.stop.isRequested)
+            return try CacheLock(root: root, wait: wait, stop: context.stop, clock: context.clock)
         } catch {
             do throws(ExitStatus) {
                 try checkingFirst()

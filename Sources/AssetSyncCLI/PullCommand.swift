@@ -63,7 +63,7 @@ package enum PullCommand {
         }
         let lock = try CommandSteps.lock(root, arguments, command: command, context: context, checkingFirst: badManifestFirst)
         defer { withExtendedLifetime((lock, atomic)) {} }
-        if waits.splay > 0, Splay.wait(upTo: waits.splay, stop: context.stop) { throw .interrupted }
+        if waits.splay > 0, Splay.wait(upTo: waits.splay, stop: context.stop, clock: context.clock) { throw .interrupted }
         let walk = local.map { _ in atomic?.walk(of: root, early: early) ?? CacheWalk(root) }
         let manifest: Manifest
         if let local {

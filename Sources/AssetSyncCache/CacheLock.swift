@@ -16,12 +16,12 @@ public final class CacheLock {
         public var path: String
     }
 
-    /// Takes the lock, waiting up to `wait` seconds (0: not at all) while `shouldStop` stays false,
-    /// then sweeps the temporaries that crashed runs left, and writes who holds it.
-    public init(root: CacheRoot, wait: Double, shouldStop: () -> Bool = { false }) throws(LockError) {
+    /// Takes the lock, waiting up to `wait` seconds (0: not at all) by `clock` until `stop` is
+    /// requested, then sweeps the temporaries that crashed runs left, and writes who holds it.
+    public init(root: CacheRoot, wait: Double, stop: StopSource = .never, clock: () -> Double = MonotonicClock.now) throws(LockError) {
         let directory = root.path + "/" + CacheRoot.metadataName
         let path = directory + "/" + Self.fileName
-        let deadline = MonotonicClock.now() + wait
+        let deadline = clock() + wait
         var fd: Int32
         var held = stat()
         while true {
@@ -33,12 +33,12 @@ public final class CacheLock {
                     close(fd)
                     throw .system(error)
                 }
-                if MonotonicClock.now() >= deadline || shouldStop() {
+                // flock has no timeout: the lock is asked for again every 50 ms, a stop heard at once.
+                if clock() >= deadline || !stop.sleep(min(0.05, deadline - clock()), clock: clock) {
                     let holder = Self.holder(fd)
                     close(fd)
                     throw .held(Held(holder: holder, path: path))
                 }
-                usleep(50_000)
             }
             // The lock counts only while the name still leads to this inode: the holder before may
             // have replaced or removed it, and then the next run locks the new one.

@@ -1,5 +1,5 @@
 public import AssetSyncModel
-import AssetSyncSystem
+public import AssetSyncSystem
 import CCurl
 import CCurlShim
 import Glibc
@@ -40,8 +40,8 @@ public final class ManifestFetcher {
     private let easy = CurlEasy()
     private let multi = CurlMulti()
     private let options: TransferOptions
-    private let wakeFD: Int32
-    private let shouldStop: () -> Bool
+    /// Ends the fetch at once when requested (a signal, a cancelled task).
+    private let stop: StopSource
     private var liveness: Liveness
     /// Why the progress callback stopped the current request, if it did.
     private var stall: Liveness.Verdict?
@@ -54,15 +54,13 @@ public final class ManifestFetcher {
 
     /// - Parameters:
     ///   - sizeLimit: the most bytes the file may have; a longer answer is cut off there and fails.
-    ///   - wakeFD: a descriptor that becomes readable when `shouldStop` may have turned true (-1: none).
-    ///   - shouldStop: true once the fetch must end (a signal); it then throws at once.
+    ///   - stop: once requested, the fetch throws at once, waits for a retry included.
     public init(
-        options: TransferOptions, sizeLimit: Int64 = Manifest.sizeLimit, wakeFD: Int32 = -1, shouldStop: @escaping () -> Bool = { false }
+        options: TransferOptions, sizeLimit: Int64 = Manifest.sizeLimit, stop: StopSource = .never
     ) {
         self.options = options
         self.sizeLimit = sizeLimit
-        self.wakeFD = wakeFD
-        self.shouldStop = shouldStop
+        self.stop = stop
         liveness = Liveness(silence: options.stallTimeout, minimumRate: options.speedLimit, window: options.speedTime, now: 0)
         easy.configureCommon(options)
         let owner = Unmanaged.passUnretained(self).toOpaque()
@@ -155,25 +153,16 @@ public final class ManifestFetcher {
         stall = nil
         multi.add(easy)
         defer { multi.remove(easy) }
-        while !shouldStop() {
+        while !stop.isRequested() {
             multi.perform()
             if let (_, code) = multi.nextFinished() { return code }
-            multi.poll(wakeFD: wakeFD, timeout: 1000)
+            multi.poll(wakeFD: stop.wakeFD, timeout: 1000)
         }
         return nil
     }
 
     /// Sleeps `seconds` unless stopped first; false when stopped.
-    private func wait(_ seconds: Double) -> Bool {
-        let deadline = MonotonicClock.now() + seconds
-        while !shouldStop() {
-            let left = deadline - MonotonicClock.now()
-            guard left > 0 else { return true }
-            var wake = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
-            _ = poll(&wake, 1, Int32(min(1000, (left * 1000).rounded(.up))))
-        }
-        return false
-    }
+    private func wait(_ seconds: Double) -> Bool { stop.sleep(seconds) }
 
     private func receive(_ buffer: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
         liveness.heard(Int64(count), at: MonotonicClock.now())
