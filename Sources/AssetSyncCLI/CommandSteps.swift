@@ -83,7 +83,9 @@ package enum CommandSteps {
         options: TransferOptions, context: CommandContext, reporting: (ManifestFetcher.Failure) -> ExitStatus? = { _ in nil },
         _ body: (String) throws(ExitStatus) -> Fetched
     ) throws(ExitStatus) -> Fetched {
-        var template = Array("/tmp/assetsync-manifest-XXXXXX".utf8CString)
+        // With no cache to fetch into (`plan` of a DEST not made yet), a fresh file in TMPDIR.
+        let directory = context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((directory + "/assetsync-manifest-XXXXXX").utf8CString)
         let temporary: String? = root == nil ? template.withUnsafeMutableBufferPointer { buffer in
             let fd = mkstemp(buffer.baseAddress!)
             guard fd >= 0 else { return nil }
