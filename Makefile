@@ -28,7 +28,7 @@ put = $(1) > $(DESTDIR)$(PREFIX)/$(2).new && chmod 0644 $(DESTDIR)$(PREFIX)/$(2)
 # A unit as installed: ExecStart= names the binary under PREFIX.
 UNIT_FOR_PREFIX := sed 's|/usr/local/bin/assetsync|$(PREFIX)/bin/assetsync|g'
 
-.PHONY: all deps build debug install install-built uninstall test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet bench-atomic bench-sha256 bench-delta bench-signing fuzz sanitize torture soak clean
+.PHONY: all deps build debug library docs install install-built uninstall test demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet bench-atomic bench-sha256 bench-delta bench-signing fuzz sanitize torture soak clean
 
 all: build
 
@@ -77,6 +77,29 @@ test: deps
 	swift build -c release --product assetsync $(LAYERS)
 	swift build --build-tests $(LAYERS)
 	ASSETSYNC_BIN=$(CURDIR)/$(RELEASE_BIN) swift test --skip-build
+
+# The AssetSync library and its documentation. `make docs` reads the debug build's AssetSync module,
+# as a client would see it: swift-symbolgraph-extract loads it from .build/debug/Modules, with the
+# directories of the C modules' maps it was built against (expanded only when a recipe runs, after
+# `library` built them). Reading the built module rather than building with -emit-symbol-graph keeps
+# the compiler's flags those of `make debug` and `make test`, so that neither rebuilds what the other built.
+TRIPLE := $(shell uname -m)-unknown-linux-gnu
+MODULE_SEARCH = -I .build/debug/Modules \
+	$(patsubst %/module.modulemap,-I %,$(wildcard Sources/C*/module.modulemap .build/debug/C*.build/module.modulemap)) \
+	-target $(TRIPLE) -module-cache-path .build/tools/ModuleCache
+
+library: deps
+	swift build --target AssetSync $(LAYERS)
+
+# The DocC archive of AssetSync (Sources/AssetSync/AssetSync.docc and the module's symbol graph) at
+# .build/docs/AssetSync.doccarchive; a docc warning (a broken link, an unknown symbol) fails it.
+docs: library
+	rm -rf .build/docs && mkdir -p .build/docs/symbol-graphs
+	swift-symbolgraph-extract -module-name AssetSync $(MODULE_SEARCH) -minimum-access-level public \
+	    -output-dir .build/docs/symbol-graphs
+	docc convert Sources/AssetSync/AssetSync.docc --additional-symbol-graph-dir .build/docs/symbol-graphs \
+	    --fallback-display-name AssetSync --fallback-bundle-identifier assetsync.AssetSync \
+	    --warnings-as-errors --output-path .build/docs/AssetSync.doccarchive
 
 # The main job end to end against a local nginx; see demo/run.sh.
 demo: build
