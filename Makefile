@@ -28,7 +28,7 @@ put = $(1) > $(DESTDIR)$(PREFIX)/$(2).new && chmod 0644 $(DESTDIR)$(PREFIX)/$(2)
 # A unit as installed: ExecStart= names the binary under PREFIX.
 UNIT_FOR_PREFIX := sed 's|/usr/local/bin/assetsync|$(PREFIX)/bin/assetsync|g'
 
-.PHONY: all deps build debug install install-built uninstall test example demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet bench-atomic bench-sha256 bench-delta bench-signing fuzz sanitize torture soak clean
+.PHONY: all deps build debug library docs api-dump api-check api-baseline install install-built uninstall test example demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet bench-atomic bench-sha256 bench-delta bench-signing fuzz sanitize torture soak clean
 
 all: build
 
@@ -72,17 +72,60 @@ uninstall:
 	-rmdir $(DESTDIR)$(PREFIX)/$(UNITS) $(DESTDIR)$(PREFIX)/share/doc/assetsync/contrib $(DESTDIR)$(PREFIX)/share/doc/assetsync
 
 # Integration tests run the release binary: hostile fixtures (gzip bombs) and
-# transfers take seconds in a debug build but a fraction of that optimised.
+# transfers take seconds in a debug build but a fraction of that optimised. Then AssetSync's public
+# API is checked against its baseline (`make api-check`).
 test: deps
 	swift build -c release --product assetsync $(LAYERS)
 	swift build --build-tests $(LAYERS)
 	ASSETSYNC_BIN=$(CURDIR)/$(RELEASE_BIN) swift test --skip-build
 	Examples/run.sh
+	$(MAKE) --no-print-directory api-check
 
 # The library from a package of its own (Examples/PullExample, built in .build/examples) against a
 # local nginx: pull, pull again, verify, a missing file, invalid input, Ctrl-C; see Examples/run.sh.
 example: deps
 	Examples/run.sh
+
+# The AssetSync library, its documentation and its public API. `make docs` and `make api-check` both
+# read the debug build's AssetSync module, as a client would see it: swift-symbolgraph-extract and
+# swift-api-digester load it from .build/debug/Modules, with the directories of the C modules' maps
+# it was built against (expanded only when a recipe runs, after `library` built them). Reading the
+# built module rather than building with -emit-symbol-graph keeps the compiler's flags those of
+# `make debug` and `make test`, so that neither rebuilds what the other built.
+TRIPLE := $(shell uname -m)-unknown-linux-gnu
+MODULE_SEARCH = -I .build/debug/Modules \
+	$(patsubst %/module.modulemap,-I %,$(wildcard Sources/C*/module.modulemap .build/debug/C*.build/module.modulemap)) \
+	-target $(TRIPLE) -module-cache-path .build/tools/ModuleCache
+API_BASELINE := api/AssetSync.json
+API_DUMP := .build/api/AssetSync.json
+
+library: deps
+	swift build --target AssetSync $(LAYERS)
+
+# The DocC archive of AssetSync (Sources/AssetSync/AssetSync.docc and the module's symbol graph) at
+# .build/docs/AssetSync.doccarchive; a docc warning (a broken link, an unknown symbol) fails it.
+docs: library
+	rm -rf .build/docs && mkdir -p .build/docs/symbol-graphs
+	swift-symbolgraph-extract -module-name AssetSync $(MODULE_SEARCH) -minimum-access-level public \
+	    -output-dir .build/docs/symbol-graphs
+	docc convert Sources/AssetSync/AssetSync.docc --additional-symbol-graph-dir .build/docs/symbol-graphs \
+	    --fallback-display-name AssetSync --fallback-bundle-identifier assetsync.AssetSync \
+	    --warnings-as-errors --output-path .build/docs/AssetSync.doccarchive
+
+# AssetSync's public API (swift-api-digester's dump, without paths or tool arguments) against the
+# baseline committed in api/: any difference fails, with the breaking changes and the declarations
+# added or removed. `make api-baseline` accepts the API as it now is.
+api-dump: library
+	@mkdir -p $(dir $(API_DUMP))
+	swift-api-digester -dump-sdk -module AssetSync $(MODULE_SEARCH) -avoid-location -avoid-tool-args -abort-on-module-fail \
+	    -o $(API_DUMP)
+
+api-check: api-dump
+	api/check.py $(API_BASELINE) $(API_DUMP)
+
+api-baseline: api-dump
+	cp $(API_DUMP) $(API_BASELINE)
+	@echo "$(API_BASELINE) now holds AssetSync's public API: commit it with the change that made it."
 
 # The main job end to end against a local nginx; see demo/run.sh.
 demo: build

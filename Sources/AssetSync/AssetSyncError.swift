@@ -20,9 +20,11 @@ public struct AssetSyncError: Error, Sendable, CustomStringConvertible {
         /// The task was cancelled; partial downloads are kept, and the next pull resumes them.
         public static let cancelled = Kind(named: "cancelled")
 
+        /// The kind in words, as `message` would say it ("lock held").
         public var description: String { name }
     }
 
+    /// What kind of failure it was: what a caller decides on.
     public var kind: Kind
     /// What went wrong, naming the file, URL or path, what was expected and what was seen.
     public var message: String
@@ -31,6 +33,8 @@ public struct AssetSyncError: Error, Sendable, CustomStringConvertible {
     /// The underlying error's words, when there is one.
     public var cause: String?
 
+    /// An error of `kind` saying `message`, as the library makes them; a test double of a caller's
+    /// own can make one too.
     public init(kind: Kind, message: String, remedy: String? = nil, cause: String? = nil) {
         self.kind = kind
         self.message = message
@@ -38,5 +42,6 @@ public struct AssetSyncError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
+    /// `message`, then `remedy` after a semicolon when there is one: the line to show a person.
     public var description: String { remedy.map { message + "; " + $0 } ?? message }
 }

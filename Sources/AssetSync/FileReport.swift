@@ -1,5 +1,6 @@
 /// What a pull did with one file of the manifest.
 public struct FileReport: Sendable, Equatable {
+    /// How a file ended.
     public enum Outcome: Sendable, Equatable {
         /// Downloaded (or copied from this machine), proven and committed.
         case committed
@@ -13,7 +14,9 @@ public struct FileReport: Sendable, Equatable {
 
     /// The file's path under the destination, as the manifest names it.
     public var path: String
+    /// Its size in bytes, as the manifest gives it.
     public var size: Int64
+    /// How it ended.
     public var outcome: Outcome
     /// Body bytes received for it by this pull, over every attempt.
     public var bytesTransferred: Int64

@@ -19,5 +19,7 @@ public struct NetworkSettings: Sendable, Equatable {
     /// An `http://` or `https://` proxy for every request.
     public var proxy: String?
 
+    /// The defaults: 8 transfers at once, 5 retries, no rate limit, no headers or netrc, the system's
+    /// CA certificates, and no proxy but those the environment names (`http_proxy`, `https_proxy`, `no_proxy`).
     public init() {}
 }

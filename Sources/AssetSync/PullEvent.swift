@@ -26,8 +26,13 @@ public enum PullEvent: Sendable, Equatable {
 
 /// How far the transfers have come.
 public struct PullProgress: Sendable, Equatable {
+    /// Downloads finished, committed or failed. Files found current or copied from this machine
+    /// are not downloads, and are counted in neither `filesDone` nor `filesTotal`.
     public var filesDone: Int
+    /// Downloads in all.
     public var filesTotal: Int
+    /// Bytes of the downloads now on disk, those an earlier run left to resume included.
     public var bytesDone: Int64
+    /// Bytes of the downloads in all.
     public var bytesTotal: Int64
 }

@@ -40,18 +40,21 @@ public struct PullRequest: Sendable {
         case remove(atMost: Int)
     }
 
+    /// Where the manifest comes from.
     public var manifest: Manifest
     /// The cache directory. It may be a symlink (to another volume), resolved once at the start.
     public var destination: String
     /// Read and prove every present file again rather than trusting the state index.
     public var layout = Layout.asBefore
     public var verifyEverything = false
+    /// What becomes of files the manifest does not list: by default they stay.
     public var extras = Extras.keep
     /// How long to wait for another run's lock on the destination before failing with
     /// `AssetSyncError.Kind.lockHeld`; 0 fails at once.
     public var lockWaitSeconds = 0.0
     /// Other cache directories whose files may be copied (and proven) instead of downloaded.
     public var reuseFrom: [String] = []
+    /// How the manifest, when it is a URL, and the files are fetched.
     public var network = NetworkSettings()
     /// Files of minisign public keys. When any is given, only a manifest whose bytes carry a signature
     /// by one of the keys (`MANIFEST.minisig` beside a file, `URL.minisig` for a URL) is accepted, not
@@ -60,6 +63,8 @@ public struct PullRequest: Sendable {
     /// signature beside it, so it cannot be trusted this way.
     public var trustedKeyFiles: [String] = []
 
+    /// A request for `manifest` into `destination`, the rest as the defaults: the state index
+    /// trusted, extras kept, no wait for the lock, no other caches, the default network settings.
     public init(manifest: Manifest, destination: String) {
         self.manifest = manifest
         self.destination = destination

@@ -18,6 +18,7 @@ public struct PlanSummary: Sendable, Equatable {
 
 /// What a pull did: every file's report, what it removed, and whether it was cut short.
 public struct PullReport: Sendable, Equatable {
+    /// A report for each file of the manifest, in the order the pull finished them (not the manifest's).
     public var files: [FileReport]
     /// Extras removed (`PullRequest.Extras.remove`).
     public var deleted: [String]
@@ -38,9 +39,11 @@ public struct PullReport: Sendable, Equatable {
 
 /// What a verification found, file by file.
 public struct VerifyReport: Sendable, Equatable {
+    /// What the verification found for one file.
     public enum Verdict: Sendable, Equatable {
         /// Its bytes match the manifest's size, CRC-32 and SHA-256.
         case good
+        /// Not in the destination.
         case missing
         /// Present but wrong: why (its size, or the CRC-32 or SHA-256 it has).
         case corrupt(String)
@@ -50,9 +53,12 @@ public struct VerifyReport: Sendable, Equatable {
 
     /// Each file of the manifest with its verdict, in the manifest's order.
     public var files: [(path: String, verdict: Verdict)]
+    /// How many files are good.
     public var good: Int { files.count { $0.verdict == .good } }
+    /// Whether every file is good.
     public var succeeded: Bool { files.allSatisfy { $0.verdict == .good } }
 
+    /// Whether both list the same paths, in the same order, with the same verdicts.
     public static func == (a: VerifyReport, b: VerifyReport) -> Bool {
         a.files.map(\.path) == b.files.map(\.path) && a.files.map(\.verdict) == b.files.map(\.verdict)
     }
