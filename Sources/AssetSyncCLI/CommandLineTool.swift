@@ -4,10 +4,10 @@ import AssetSyncTransfer
 import Glibc
 /// Dispatches a command line to its command and turns every failure into a
 /// message on standard error and an exit status.
-public enum CommandLineTool {
+package enum CommandLineTool {
     /// The process's entry point: sets up the process (SIGPIPE, libcurl, the signal handlers),
     /// runs `words` and returns the exit status.
-    public static func main(_ words: [String]) -> Int32 {
+    package static func main(_ words: [String]) -> Int32 {
         // A reader that closes standard output (`| head`) makes a write fail with EPIPE instead of
         // killing the process: each command decides what that means (see Console.checkOutput).
         signal(SIGPIPE, SIG_IGN)

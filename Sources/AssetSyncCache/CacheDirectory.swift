@@ -1,19 +1,19 @@
-public import AssetSyncModel
+package import AssetSyncModel
 import AssetSyncSystem
 import Glibc
 
 /// Resolves the cache directory once, at the start of a run: DEST may itself
 /// be a symlink (a cache on another volume), but nothing inside it is followed.
-public enum CacheDirectory {
-    public struct Problem: ExplainedError, Equatable {
-        public var message: String
+package enum CacheDirectory {
+    package struct Problem: ExplainedError, Equatable {
+        package var message: String
         /// Whether the path given is wrong (`invalidInput`), or the system failed to look at it (`localIO`).
-        public var kind: ErrorKind
+        package var kind: ErrorKind
     }
 
     /// The absolute, symlink-free path of `dest`; a missing directory resolves
     /// through its parent, since a pull creates it.
-    public static func resolve(_ dest: String) -> Result<String, Problem> {
+    package static func resolve(_ dest: String) -> Result<String, Problem> {
         if let resolved = realpath(dest, nil) {
             defer { free(resolved) }
             let path = String(cString: resolved)

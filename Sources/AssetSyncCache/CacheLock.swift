@@ -1,24 +1,24 @@
-public import AssetSyncModel
-public import AssetSyncSystem
+package import AssetSyncModel
+package import AssetSyncSystem
 import Glibc
 
 /// `DEST/.assetsync/lock`, held with `flock` for a whole pull: a second run
 /// waits up to `--lock-wait`, then exits 4 naming the holder. The kernel frees
 /// the lock when its holder exits, however it exits (kill -9 included).
-public final class CacheLock {
+package final class CacheLock {
     static let fileName = "lock"
 
     private let fd: Int32
 
     /// Who holds the lock: what the holder wrote into the lock file.
-    public struct Held: Error, Equatable {
-        public var holder: String
-        public var path: String
+    package struct Held: Error, Equatable {
+        package var holder: String
+        package var path: String
     }
 
     /// Takes the lock, waiting up to `wait` seconds (0: not at all) by `clock` until `stop` is
     /// requested, then sweeps the temporaries that crashed runs left, and writes who holds it.
-    public init(root: CacheRoot, wait: Double, stop: StopSource = .never, clock: () -> Double = MonotonicClock.now) throws(LockError) {
+    package init(root: CacheRoot, wait: Double, stop: StopSource = .never, clock: () -> Double = MonotonicClock.now) throws(LockError) {
         let directory = root.path + "/" + CacheRoot.metadataName
         let path = directory + "/" + Self.fileName
         let deadline = clock() + wait
@@ -119,25 +119,25 @@ public final class CacheLock {
     }
 }
 
-public enum LockError: ExplainedError, Equatable, CustomStringConvertible {
+package enum LockError: ExplainedError, Equatable, CustomStringConvertible {
     case held(CacheLock.Held)
     case system(SystemError)
 
-    public var kind: ErrorKind {
+    package var kind: ErrorKind {
         switch self {
         case .held: return .lockHeld
         case .system: return .localIO
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .held(let held): return "another assetsync run holds \(held.path): \(held.holder)"
         case .system(let error): return error.description
         }
     }
 
-    public var cause: (any Error)? {
+    package var cause: (any Error)? {
         guard case .system(let error) = self else { return nil }
         return error
     }

@@ -1,12 +1,12 @@
-public import AssetSyncModel
-public import AssetSyncSystem
+package import AssetSyncModel
+package import AssetSyncSystem
 import Glibc
 
 /// The cache directory opened once, at the start of a run, with assetsync's
 /// own `.assetsync/partial/` beside the files. Every later path operation is
 /// relative to these descriptors and never follows a symlink inside DEST.
-public final class CacheRoot: Sendable {
-    public let path: String
+package final class CacheRoot: Sendable {
+    package let path: String
     package let fd: Int32
     /// `DEST/.assetsync/`
     let metadataFD: Int32
@@ -20,7 +20,7 @@ public final class CacheRoot: Sendable {
     static let partialName = "partial"
 
     /// Opens (creating when needed) the resolved cache directory and its `.assetsync/partial/`.
-    public convenience init(resolvedPath: String) throws(CacheError) {
+    package convenience init(resolvedPath: String) throws(CacheError) {
         try self.init(name: resolvedPath, in: AT_FDCWD, path: resolvedPath, followingLink: true)
     }
 
@@ -69,7 +69,7 @@ public final class CacheRoot: Sendable {
 
     /// Removes the `.assetsync/` this run created (the lock file and the empty `partial/`), and DEST
     /// when this run made it, when a run refuses to act; what it found is left alone.
-    public func forgetWhatThisRunCreated() {
+    package func forgetWhatThisRunCreated() {
         guard createdMetadata else { return }
         unlinkat(metadataFD, CacheLock.fileName, 0)
         unlinkat(metadataFD, Self.partialName, AT_REMOVEDIR)
@@ -160,7 +160,7 @@ public final class CacheRoot: Sendable {
 }
 
 /// A local failure while writing into the cache.
-public enum CacheError: ExplainedError, Equatable, CustomStringConvertible {
+package enum CacheError: ExplainedError, Equatable, CustomStringConvertible {
     case system(SystemError)
     /// Something sits where the manifest needs a directory (a file of `kind`) or a file (a directory).
     case obstructed(path: String, by: LocalItem.Kind)
@@ -176,7 +176,7 @@ public enum CacheError: ExplainedError, Equatable, CustomStringConvertible {
     /// Every generation number is taken up to the highest one the store counts to.
     case generationsExhausted(store: String, highest: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .system(let error): return error.description
         case .obstructed(let path, .directory):
@@ -211,20 +211,20 @@ public enum CacheError: ExplainedError, Equatable, CustomStringConvertible {
 
     /// What else clears the error: deleting extras removes a directory in a file's way when it holds
     /// no files, and a file in a directory's way (never in the manifest) before any download.
-    public var remedy: Remedy? {
+    package var remedy: Remedy? {
         guard case .obstructed(_, let kind) = self else { return nil }
         return .deleteClearsObstruction(onlyWhenEmpty: kind == .directory)
     }
 
-    public var kind: ErrorKind { .localIO }
+    package var kind: ErrorKind { .localIO }
 
-    public var cause: (any Error)? {
+    package var cause: (any Error)? {
         guard case .system(let error) = self else { return nil }
         return error
     }
 
     /// Errors after which no other file can succeed either: the run stops.
-    public var stopsTheRun: Bool {
+    package var stopsTheRun: Bool {
         guard case .system(let error) = self else { return false }
         return error.stopsTheRun
     }

@@ -1,14 +1,14 @@
-public import AssetSyncModel
-public import AssetSyncSystem
+package import AssetSyncModel
+package import AssetSyncSystem
 import Glibc
 
 /// Walks a cache directory without following any symlink and without reading
 /// file contents, recording every item by its path relative to the root (its
 /// bytes: see `CacheListing`), in `PathOrder`.
 /// `.assetsync/` at the top is assetsync's own and is skipped.
-public enum CacheScanner {
+package enum CacheScanner {
     /// Scans `root`, which the caller has already resolved; a missing root is an empty cache.
-    public static func scan(root: String) throws(SystemError) -> CacheListing {
+    package static func scan(root: String) throws(SystemError) -> CacheListing {
         let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return CacheListing() }
@@ -19,7 +19,7 @@ public enum CacheScanner {
 
     /// Scans the directory open as `fd`, which it takes over (and closes): a walk that holds its
     /// directory, whatever is renamed meanwhile.
-    public static func scan(directory fd: Int32, display: String) throws(SystemError) -> CacheListing {
+    package static func scan(directory fd: Int32, display: String) throws(SystemError) -> CacheListing {
         var found: [CacheListing.Entry] = []
         var path: [UInt8] = []
         try walk(directory: fd, displayPath: display, path: &path, into: &found)

@@ -1,12 +1,12 @@
-public import AssetSyncModel
-public import AssetSyncSystem
+package import AssetSyncModel
+package import AssetSyncSystem
 import Glibc
 
 /// Describes a directory tree as a manifest (`assetsync manifest`): every regular file's
 /// size and CRC-32, entries sorted by path bytes, so that a rerun over the same files
 /// gives the same manifest.
-public enum DirectoryDescription {
-    public enum Problem: ExplainedError, Equatable, CustomStringConvertible {
+package enum DirectoryDescription {
+    package enum Problem: ExplainedError, Equatable, CustomStringConvertible {
         /// The base URL breaks the manifest's rules; the error says which.
         case base(ManifestError)
         case scan(SystemError)
@@ -14,14 +14,14 @@ public enum DirectoryDescription {
         case unrepresentable(path: String, rule: String)
         case read(SystemError)
 
-        public var kind: ErrorKind {
+        package var kind: ErrorKind {
             switch self {
             case .base, .unrepresentable: return .invalidInput
             case .scan, .read: return .localIO
             }
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .base(let error): return error.description
             case .scan(let error), .read(let error): return error.description
@@ -29,12 +29,12 @@ public enum DirectoryDescription {
             }
         }
 
-        public var remedy: Remedy? {
+        package var remedy: Remedy? {
             guard case .base(let error) = self else { return nil }
             return error.remedy
         }
 
-        public var cause: (any Error)? {
+        package var cause: (any Error)? {
             switch self {
             case .scan(let error), .read(let error): return error
             case .base, .unrepresentable: return nil
@@ -45,7 +45,7 @@ public enum DirectoryDescription {
     /// Walks `directory` (no symlink followed, `.assetsync/` skipped) and computes every
     /// file's size (as read), CRC-32 and, `withSHA256`, SHA-256 in parallel; with `chunking`, each
     /// file's chunk list too; each file is read once for all of them.
-    public static func describe(
+    package static func describe(
         _ directory: String, base: String, withSHA256: Bool = false, chunking: ChunkParameters? = nil
     ) throws(Problem) -> Manifest {
         var builder = ManifestBuilder(manifestName: "the base URL", style: .xml)

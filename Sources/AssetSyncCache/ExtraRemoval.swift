@@ -1,4 +1,4 @@
-public import AssetSyncSystem
+package import AssetSyncSystem
 import Glibc
 
 /// `pull --delete`: removes files under DEST that the manifest does not list,
@@ -6,19 +6,19 @@ import Glibc
 /// symlink is removed as a link, and `.assetsync/` is never touched.
 /// What stands where the manifest needs a path is cleared first, before any
 /// download, so that the same run can commit there.
-public enum ExtraRemoval {
+package enum ExtraRemoval {
     /// The default of `--max-delete`: more removals than this are refused unless asked for.
-    public static let defaultMaximum = 1000
+    package static let defaultMaximum = 1000
 
-    public struct Outcome: Sendable {
-        public var removed: [String] = []
-        public var failures: [(path: String, error: SystemError)] = []
+    package struct Outcome: Sendable {
+        package var removed: [String] = []
+        package var failures: [(path: String, error: SystemError)] = []
 
-        public init() {}
+        package init() {}
     }
 
     /// Removes `paths` (relative to the root, never under `.assetsync/`).
-    public static func remove(_ paths: [String], in root: CacheRoot) -> Outcome {
+    package static func remove(_ paths: [String], in root: CacheRoot) -> Outcome {
         var outcome = Outcome()
         var emptied = Set<String>()
         for path in paths where !path.hasPrefix(CacheRoot.metadataName + "/") && path != CacheRoot.metadataName {
@@ -47,7 +47,7 @@ public enum ExtraRemoval {
     /// Before any download: removes the extras that sit where the manifest needs a directory, and
     /// each tree holding only directories where it needs a file (one that holds a file is left,
     /// and its commit fails asking to move it away). Returns what it removed and the extras left.
-    public static func clearObstructions(
+    package static func clearObstructions(
         extras: [String], directoriesAtFiles: [String], manifestPaths: [String], in root: CacheRoot
     ) -> (outcome: Outcome, remaining: [String]) {
         var needed = Set<Substring>()

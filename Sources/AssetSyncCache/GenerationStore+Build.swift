@@ -1,5 +1,5 @@
 import AssetSyncModel
-public import AssetSyncSystem
+package import AssetSyncSystem
 import Glibc
 
 /// Building the next generation, `next/`: from the current one (hard links or clones), by recycling
@@ -16,7 +16,7 @@ extension GenerationStore {
     /// the records of both), which costs two directory reads per directory where making a new tree
     /// costs a `linkat` or a clone per file (and pruning the old one an `unlinkat` per file). Returns
     /// the path of `next/`, for a `CacheRoot`.
-    public func prepareBuild(keep: Int) throws(SystemError) -> String {
+    package func prepareBuild(keep: Int) throws(SystemError) -> String {
         let display = root.path + "/" + Self.buildName
         var status = stat()
         let resuming = fstatat(root.fd, Self.buildName, &status, AT_SYMLINK_NOFOLLOW) == 0

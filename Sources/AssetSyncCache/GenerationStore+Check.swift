@@ -8,7 +8,7 @@ extension GenerationStore {
     /// same size, mtime and inode, by `stat` alone); `reading` also reads each one for the CRC-32
     /// (and SHA-256) recorded. Empty when the generation is whole; at most `limit` problems, the last
     /// saying how many more there were.
-    public func problems(of generation: String, reading: Bool, limit: Int = 10) -> [String] {
+    package func problems(of generation: String, reading: Bool, limit: Int = 10) -> [String] {
         let display = root.path + "/" + generation
         let top = openat(root.fd, generation, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard top >= 0 else { return ["it cannot be opened: \(SystemError("open", path: display).reason)"] }

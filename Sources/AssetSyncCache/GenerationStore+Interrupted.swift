@@ -1,4 +1,4 @@
-public import AssetSyncSystem
+package import AssetSyncSystem
 import Glibc
 
 /// The steps of the store that leave a name behind when a run is killed in them, and how the next
@@ -9,7 +9,7 @@ extension GenerationStore {
     /// `link.tmp` directory or `retired/` (DEST's old plain tree, after its first generation was
     /// published) is retired into the current generation; `trash/` is emptied. Run before anything
     /// else once the lock is held; `notCarried` then names what the old tree still holds.
-    public func finishInterruptedSteps() throws(SystemError) {
+    package func finishInterruptedSteps() throws(SystemError) {
         try retireOldTree()
         try removeLink()
         try DirectoryTree.remove(Self.trashName, in: root.fd, display: root.path)

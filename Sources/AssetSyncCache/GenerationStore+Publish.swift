@@ -1,5 +1,5 @@
 import AssetSyncModel
-public import AssetSyncSystem
+package import AssetSyncSystem
 import Glibc
 
 /// Publishing: the built generation made the one DEST shows by one rename (one exchange the first
@@ -10,7 +10,7 @@ extension GenerationStore {
     /// and DEST's parent synced. A DEST that is still a plain directory trades places with the symlink
     /// in one step, and its old tree is retired into the generation (`retireOldTree`).
     /// Returns the generation's name.
-    public func publish(_ build: CacheRoot) throws(CacheError) -> String {
+    package func publish(_ build: CacheRoot) throws(CacheError) -> String {
         retirementFailure = nil
         // The number comes after every name that reads as one, a generation or not, so the rename never lands on one.
         let highest: Int
@@ -33,21 +33,21 @@ extension GenerationStore {
 
     /// Points DEST at `previous` (see `previous()`, and `check` for what the caller makes sure of first);
     /// the generation being built, made from the current one, is dropped.
-    public func rollBack(to previous: String) throws(SystemError) {
+    package func rollBack(to previous: String) throws(SystemError) {
         try discard(Self.buildName)
         try discard(Self.spareName)
         try point(at: previous)
     }
 
     /// The generation before the current one, which `rollBack` would publish; nil when there is none.
-    public func previous() throws(SystemError) -> String? {
+    package func previous() throws(SystemError) -> String? {
         guard let current = current(), let number = Self.number(of: current) else { return nil }
         return try generations().last { Self.number(of: $0)! < number }
     }
 
     /// Removes the generations beyond `keep` (the current one and the `keep - 1` before it stay), each
     /// only when no run holds its lock. Returns those removed.
-    public func prune(keep: Int) throws(SystemError) -> [String] {
+    package func prune(keep: Int) throws(SystemError) -> [String] {
         var removed: [String] = []
         for name in try prunable(keep: keep) {
             guard let lock = try? CacheLock(root: CacheRoot(named: name, in: root.fd, path: root.path + "/" + name), wait: 0) else { continue }
@@ -70,7 +70,7 @@ extension GenerationStore {
     /// Makes DEST a plain directory again, holding every file of the current generation: the switch is
     /// recorded (`leaving`, so that a run after a kill finishes it), the generation and the symlink trade
     /// places in one step, then the store is emptied and the record removed.
-    public func makePlain() throws(SystemError) {
+    package func makePlain() throws(SystemError) {
         let mode = Self.mode(in: root.metadataFD, display: root.path + "/" + CacheRoot.metadataName) ?? Mode(keep: Self.defaultKeep)
         if !mode.leaving { try remember(Mode(keep: mode.keep, clonesFiles: mode.clonesFiles, leaving: true)) }
         if let current = current() {

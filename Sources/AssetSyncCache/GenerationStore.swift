@@ -1,5 +1,5 @@
 import AssetSyncModel
-public import AssetSyncSystem
+package import AssetSyncSystem
 import Glibc
 
 /// `DEST.assetsync/`, beside DEST, for `pull --atomic`: DEST is a symlink to one complete, proven
@@ -25,13 +25,13 @@ import Glibc
 /// Each generation is a whole cache directory with its own `.assetsync/state`: its records name the
 /// inodes of its own files, which are the current generation's (hard links) until a file changes, or,
 /// on a file system with reflinks, clones of them (`clonesFiles`).
-public final class GenerationStore {
+package final class GenerationStore {
     /// DEST's own name, in `parentFD`.
-    public let destName: String
+    package let destName: String
     /// The absolute path DEST was named by (the link, not its target).
-    public let destPath: String
+    package let destPath: String
     /// `DEST.assetsync/` opened as a cache root: its `.assetsync/` holds the lock and the mode record.
-    public let root: CacheRoot
+    package let root: CacheRoot
     let parentFD: Int32
 
     static let suffix = ".assetsync"
@@ -54,32 +54,32 @@ public final class GenerationStore {
     /// The highest generation number: `gen-999999999`. Names read from the store are untrusted, so a
     /// number is parsed strictly and bounded, and one that reaches this stops publishing with an error.
     static let highestNumber = 999_999_999
-    public static let defaultKeep = 2
+    package static let defaultKeep = 2
     /// The generation whose names and inodes the `next/` of the last `prepareBuild` has, if any: the
     /// current one, when `next/` was made of hard links to it (afresh or by recycling); with clones, the
     /// recycled one, when it held the current bytes everywhere and recycling changed nothing. A walk of
     /// that generation stands for a walk of `next/` (see `generationToWalkEarly`).
-    public internal(set) var buildHasInodesOf: String?
+    package internal(set) var buildHasInodesOf: String?
     /// What DEST's old plain tree still holds after the last `finishInterruptedSteps` or first
     /// `publish` retired it: paths under `retired/` that could not be carried into the generation.
-    public internal(set) var notCarried: [String] = []
+    package internal(set) var notCarried: [String] = []
     /// Why the last `publish` could not retire DEST's old plain tree, which it had already replaced:
     /// the tree stays, and the next run carries it over.
-    public internal(set) var retirementFailure: SystemError?
+    package internal(set) var retirementFailure: SystemError?
     /// Where DEST's old plain tree waits, when it could not all be carried over (`notCarried`).
-    public var retiredPath: String { root.path + "/" + Self.retiredName }
+    package var retiredPath: String { root.path + "/" + Self.retiredName }
 
     /// What the store records of its mode in `.assetsync/generations`, so that later runs keep it.
-    public struct Mode: Equatable, Sendable {
+    package struct Mode: Equatable, Sendable {
         /// How many generations to keep (`--keep`).
-        public var keep: Int
+        package var keep: Int
         /// Whether generations are made of clones, as the last build found the file system could.
-        public var clonesFiles: Bool
+        package var clonesFiles: Bool
         /// Whether a switch back to a plain DEST (`makePlain`) started and has not finished: the next
         /// run finishes it, whatever it was asked, before anything else.
-        public var leaving: Bool
+        package var leaving: Bool
 
-        public init(keep: Int, clonesFiles: Bool = false, leaving: Bool = false) {
+        package init(keep: Int, clonesFiles: Bool = false, leaving: Bool = false) {
             self.keep = keep
             self.clonesFiles = clonesFiles
             self.leaving = leaving
@@ -87,7 +87,7 @@ public final class GenerationStore {
     }
 
     /// Where the store of `dest` is: DEST's parent (resolved) and DEST's own name, never following DEST.
-    public static func locate(_ dest: String) -> Result<(parent: String, name: String), CacheDirectory.Problem> {
+    package static func locate(_ dest: String) -> Result<(parent: String, name: String), CacheDirectory.Problem> {
         let trimmed = dest.count > 1 && dest.hasSuffix("/") ? String(dest.dropLast()) : dest
         let name = String(PathName.split(trimmed).name)
         guard name != ".", name != "..", name != "/", !name.isEmpty else {
@@ -108,7 +108,7 @@ public final class GenerationStore {
     /// generation, or an interrupted run left `next/` or `recycle/` (the pull resumes them). A walk of
     /// it may start while the manifest is still being read, and stands for a walk of `next/` if the
     /// build turns out to have its inodes.
-    public static func generationToWalkEarly(of dest: String) -> (name: String, path: String)? {
+    package static func generationToWalkEarly(of dest: String) -> (name: String, path: String)? {
         guard case .success(let (parent, name)) = locate(dest), let mode = rememberedMode(dest), !mode.leaving else { return nil }
         let store = parent + "/" + name + suffix
         let fd = openStore(parent: parent, name: name)
@@ -126,7 +126,7 @@ public final class GenerationStore {
     }
 
     /// The mode the store of `dest` records, when DEST is atomic; nil when DEST is plain.
-    public static func rememberedMode(_ dest: String) -> Mode? {
+    package static func rememberedMode(_ dest: String) -> Mode? {
         guard case .success(let (parent, name)) = locate(dest) else { return nil }
         let store = openStore(parent: parent, name: name)
         guard store >= 0 else { return nil }
@@ -156,7 +156,7 @@ public final class GenerationStore {
     }
 
     /// Opens (creating when needed) the store beside `dest`, which may not exist yet.
-    public init(dest: String) throws(CacheError) {
+    package init(dest: String) throws(CacheError) {
         let parent: String
         switch Self.locate(dest) {
         case .success(let located): (parent, destName) = (located.parent, located.name)
@@ -176,14 +176,14 @@ public final class GenerationStore {
     deinit { close(parentFD) }
 
     /// Records the atomic mode, durably.
-    public func remember(_ mode: Mode) throws(SystemError) {
+    package func remember(_ mode: Mode) throws(SystemError) {
         let text = KeyValueRecord.encode([("keep", "\(mode.keep)"), ("clones", mode.clonesFiles ? "yes" : "no"), ("leaving", mode.leaving ? "yes" : nil)])
         try AtomicFile.replace(Self.modeFileName, in: root.metadataFD, stagingIn: root.partialFD, with: Array(text.utf8),
             display: root.path + "/" + CacheRoot.metadataName)
     }
 
     /// The generation DEST points at (`gen-000007`), or nil when DEST is a plain directory or missing.
-    public func current() -> String? { Self.generation(linkedAt: destName, in: parentFD, destName: destName) }
+    package func current() -> String? { Self.generation(linkedAt: destName, in: parentFD, destName: destName) }
 
     /// The generation the symlink `name` in `directory` points at, when it is DEST's link into its
     /// store (`DEST.assetsync/gen-NNNNNN`); nil for anything else.
@@ -197,7 +197,7 @@ public final class GenerationStore {
     }
 
     /// The generations in the store, oldest first.
-    public func generations() throws(SystemError) -> [String] { try Self.generations(in: root.fd, display: root.path) }
+    package func generations() throws(SystemError) -> [String] { try Self.generations(in: root.fd, display: root.path) }
 
     static func generations(in store: Int32, display: String) throws(SystemError) -> [String] {
         try DirectoryTree.entries(of: store, display: display).filter { $0.isDirectory && number(of: $0.name) != nil }
@@ -206,25 +206,25 @@ public final class GenerationStore {
 
     /// Whether DEST is still a plain directory (not yet a generation's symlink): its own runs lock
     /// `DEST/.assetsync/lock`, which a run making it atomic must hold too.
-    public var destIsPlain: Bool {
+    package var destIsPlain: Bool {
         var status = stat()
         return fstatat(parentFD, destName, &status, AT_SYMLINK_NOFOLLOW) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 
     /// The state index the last `prepareBuild` left in `next/` when it made one of clones (the one it
     /// read there, or wrote), so that the pull need not read it again; nil otherwise.
-    public internal(set) var buildIndex: StateIndex?
+    package internal(set) var buildIndex: StateIndex?
 
     /// Whether the last `prepareBuild` made `next/` of clones (reflinks): each file its own inode, so
     /// that a consumer editing a published file in place changes no other generation, and `next/` does
     /// not have the current generation's inodes. Otherwise its files are hard links to the current ones.
-    public internal(set) var clonesFiles = false
+    package internal(set) var clonesFiles = false
 
     /// Where a pull in this store may find bytes it would otherwise download, newest first: what
     /// remaking the recycled generation took out, then the other generations. The current one counts
     /// only when `next/` is made of clones (a file there edited in place is cloned back from it);
     /// otherwise `next/` has its very files. Their records vouch for their files as DEST's own do.
-    public func reuseSources() -> [ReuseSource] {
+    package func reuseSources() -> [ReuseSource] {
         let current = current()
         let others = ((try? generations()) ?? []).filter { clonesFiles || $0 != current }.reversed()
         return ([Self.spareName] + others).compactMap { ReuseSource(cacheAt: root.path + "/" + $0, recordsVouch: true) }
@@ -233,7 +233,7 @@ public final class GenerationStore {
     /// The generations of the store of `dest` a pull may reuse bytes from besides the one DEST shows,
     /// newest first, read without opening the store (for a plan, which makes nothing); empty when
     /// DEST is plain.
-    public static func otherGenerations(of dest: String) -> [ReuseSource] {
+    package static func otherGenerations(of dest: String) -> [ReuseSource] {
         guard case .success(let (parent, name)) = locate(dest) else { return [] }
         let store = parent + "/" + name + suffix
         let fd = open(store, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -245,7 +245,7 @@ public final class GenerationStore {
     }
 
     /// Opens `next/`, which `prepareBuild` made, as the run's cache directory (never through a link).
-    public func openBuild() throws(CacheError) -> CacheRoot {
+    package func openBuild() throws(CacheError) -> CacheRoot {
         try CacheRoot(named: Self.buildName, in: root.fd, path: root.path + "/" + Self.buildName)
     }
 

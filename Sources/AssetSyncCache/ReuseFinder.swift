@@ -1,10 +1,10 @@
-public import AssetSyncModel
+package import AssetSyncModel
 
 /// Finds, for entries about to be fetched, files already on the machine that the state indexes of
 /// some directories record with the same size and CRC-32. Sources are searched in the order given
 /// (the caller puts DEST first, then another generation, then each `--reuse-from` in its order);
 /// within one source, in the index's path order. The finder proves nothing: `LocalCopy` does.
-public struct ReuseFinder: Sendable {
+package struct ReuseFinder: Sendable {
     /// The size and CRC-32 of the bytes wanted.
     struct Key: Hashable {
         var size: Int64
@@ -15,7 +15,7 @@ public struct ReuseFinder: Sendable {
 
     /// Indexes the records of `sources` that match the size and CRC-32 of one of `entries`;
     /// the rest of each index (usually most of it) is never kept.
-    public init(sources: [ReuseSource], for entries: [ManifestEntry]) {
+    package init(sources: [ReuseSource], for entries: [ManifestEntry]) {
         let wanted = Set(entries.lazy.filter { $0.size > 0 }.map { Key(size: $0.size, crc32: $0.crc32) })
         var found: [Key: [ReuseCandidate]] = [:]
         if !wanted.isEmpty {
@@ -31,12 +31,12 @@ public struct ReuseFinder: Sendable {
 
     /// The files that may hold `entry`'s bytes, best first; never the entry's own path in DEST
     /// (that file is the one being replaced).
-    public func candidates(for entry: ManifestEntry) -> [ReuseCandidate] {
+    package func candidates(for entry: ManifestEntry) -> [ReuseCandidate] {
         guard let all = candidatesByKey[Key(size: entry.size, crc32: entry.crc32)] else { return [] }
         // A record of another SHA-256 is another file whose CRC-32 collides: no lead at all.
         return all.filter { !($0.source.isDestination && $0.path == entry.path) && !($0.record.sha256 != nil && entry.sha256 != nil && $0.record.sha256 != entry.sha256) }
     }
 
     /// Whether no entry has any candidate: the usual case, which costs nothing more.
-    public var isEmpty: Bool { candidatesByKey.isEmpty }
+    package var isEmpty: Bool { candidatesByKey.isEmpty }
 }

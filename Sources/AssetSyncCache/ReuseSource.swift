@@ -5,15 +5,15 @@ import Glibc
 /// which (size, CRC-32) each file had when it was proven: DEST itself (a renamed or moved entry),
 /// another generation, or another assetsync cache (`--reuse-from`). The index only points at
 /// candidates; every reuse is proven again (see `LocalCopy`).
-public final class ReuseSource: Sendable {
+package final class ReuseSource: Sendable {
     /// The directory's path, for messages and events.
-    public let path: String
+    package let path: String
     /// The directory, opened once; files in it are opened without following any link.
     let fd: Int32
     /// Reads the index: only when some entry is to be fetched, so that a run with nothing to fetch
     /// never reads another directory's index.
     private let loadIndex: @Sendable () -> StateIndex
-    public var index: StateIndex { loadIndex() }
+    package var index: StateIndex { loadIndex() }
     /// Whether a record of this index vouches for a file whose size, mtime and inode it still
     /// matches, as the state index of DEST does on every no-op run: only then may a clone of that
     /// file be committed without reading it.
@@ -23,7 +23,7 @@ public final class ReuseSource: Sendable {
 
     /// The cache directory being pulled into, with the index its last run committed; its records
     /// vouch for unchanged files unless the run ignores them (`--verify`).
-    public init(destination root: CacheRoot, index: StateIndex, recordsVouch: Bool) {
+    package init(destination root: CacheRoot, index: StateIndex, recordsVouch: Bool) {
         path = root.path
         fd = dup(root.fd)
         loadIndex = { index }
@@ -33,7 +33,7 @@ public final class ReuseSource: Sendable {
 
     /// The cache directory a plan reads (`plan`, `pull --dry-run`), opened without creating anything,
     /// with the index the plan loaded; nil when `path` cannot be opened as a directory.
-    public init?(plannedDestinationAt path: String, index: StateIndex) {
+    package init?(plannedDestinationAt path: String, index: StateIndex) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         self.path = path
@@ -46,14 +46,14 @@ public final class ReuseSource: Sendable {
     /// Another assetsync cache (`--reuse-from DIR`), read through its `.assetsync/state` without
     /// locking or writing it: its records are only leads, never proof. Nil when `path` is not a
     /// directory that can be opened.
-    public convenience init?(otherCacheAt path: String) {
+    package convenience init?(otherCacheAt path: String) {
         self.init(cacheAt: path, recordsVouch: false)
     }
 
     /// Any assetsync cache directory, read through its own `.assetsync/state` when a pull first needs
     /// it (such as another generation of DEST, whose records vouch for its unchanged files as DEST's
     /// do); nil when `path` cannot be opened as a directory.
-    public init?(cacheAt path: String, recordsVouch: Bool) {
+    package init?(cacheAt path: String, recordsVouch: Bool) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         self.path = path
@@ -67,7 +67,7 @@ public final class ReuseSource: Sendable {
 
     /// The path of `relativePath` in this source, for messages and events: DEST's own files by their
     /// entry path, another directory's with that directory in front.
-    public func displayPath(of relativePath: String) -> String { isDestination ? relativePath : path + "/" + relativePath }
+    package func displayPath(of relativePath: String) -> String { isDestination ? relativePath : path + "/" + relativePath }
 
     /// Opens the regular file at `relativePath` beneath this directory for reading, or returns nil: the
     /// path must keep the manifest's path rules (no `..`, `.` or empty component, nothing absolute, so

@@ -1,5 +1,5 @@
-public import AssetSyncModel
-public import AssetSyncSystem
+package import AssetSyncModel
+package import AssetSyncSystem
 import Glibc
 
 /// `DEST/.assetsync/state`: for each verified file, the size, mtime, inode and
@@ -13,30 +13,30 @@ import Glibc
 /// and never a wrong answer. A record whose path breaks the manifest's path rules
 /// (`../x`, `/x`, under `.assetsync/`) is dropped as it is read: no index, DEST's
 /// or another cache's, can point outside its directory.
-public struct StateIndex: Equatable, Sendable {
-    public typealias Record = FileProof
+package struct StateIndex: Equatable, Sendable {
+    package typealias Record = FileProof
 
     static let fileName = "state"
     package static let header = "assetsync-state 1\n"
 
     /// One record and the path whose file it proves.
-    public struct Entry: Equatable, Sendable {
-        public var path: String
-        public var record: Record
+    package struct Entry: Equatable, Sendable {
+        package var path: String
+        package var record: Record
 
-        public init(path: String, record: Record) {
+        package init(path: String, record: Record) {
             self.path = path
             self.record = record
         }
     }
 
     /// The records in `PathOrder`, one per path: the order `save` writes and lookups merge-join in.
-    public private(set) var entries: [Entry]
+    package private(set) var entries: [Entry]
 
-    public init() { entries = [] }
+    package init() { entries = [] }
 
     /// The index of `entries`, given in any order; of two records of one path (byte for byte), the later stays.
-    public init(_ entries: [Entry]) {
+    package init(_ entries: [Entry]) {
         let order = PathOrder.sortedIndices(entries.count) { entries[$0].path }
         var sorted: [Entry] = []
         sorted.reserveCapacity(entries.count)
@@ -50,10 +50,10 @@ public struct StateIndex: Equatable, Sendable {
         self.entries = sorted
     }
 
-    public init(records: [String: Record]) { self.init(records.map { Entry(path: $0.key, record: $0.value) }) }
+    package init(records: [String: Record]) { self.init(records.map { Entry(path: $0.key, record: $0.value) }) }
 
     /// The records by path, for code that wants one or two of them; a run looks records up with `proofs(for:)`.
-    public var records: [String: Record] {
+    package var records: [String: Record] {
         get { Dictionary(entries.map { ($0.path, $0.record) }, uniquingKeysWith: { _, later in later }) }
         set { self = StateIndex(records: newValue) }
     }
@@ -61,7 +61,7 @@ public struct StateIndex: Equatable, Sendable {
     /// The record of each of `manifestEntries` (nil where the index has none), found by one merge-join
     /// of the index with the entries in `PathOrder` (`order`, when the caller has it already): no
     /// dictionary, no hashing.
-    public func proofs(for manifestEntries: [ManifestEntry], inOrder order: [Int]? = nil) -> [Record?] {
+    package func proofs(for manifestEntries: [ManifestEntry], inOrder order: [Int]? = nil) -> [Record?] {
         var proofs = [Record?](repeating: nil, count: manifestEntries.count)
         if entries.isEmpty { return proofs }
         entries.withUnsafeBufferPointer { records in
@@ -90,11 +90,11 @@ public struct StateIndex: Equatable, Sendable {
     package static let sizeLimit = 2 * Int(Manifest.sizeLimit) + 4096
 
     /// Loads the index in one pass; anything missing, torn or foreign gives an empty index.
-    public static func load(from root: CacheRoot) -> StateIndex { ((try? committed(in: root)) ?? nil) ?? StateIndex() }
+    package static func load(from root: CacheRoot) -> StateIndex { ((try? committed(in: root)) ?? nil) ?? StateIndex() }
 
     /// The index of the cache directory at `path`, read without creating, locking or following
     /// anything (for `plan`): no `.assetsync/` directory gives an empty index.
-    public static func load(cacheAt path: String) -> StateIndex {
+    package static func load(cacheAt path: String) -> StateIndex {
         saved(inCache: AT_FDCWD, metadataPath: path + "/" + CacheRoot.metadataName, display: path) ?? StateIndex()
     }
 
@@ -114,14 +114,14 @@ public struct StateIndex: Equatable, Sendable {
 
     /// The index the last completed run saved; nil when there is none or it is torn. Throws when it is
     /// there but cannot be read: whether DEST is managed (`--delete`) must not be guessed from that.
-    public static func committed(in root: CacheRoot) throws(SystemError) -> StateIndex? {
+    package static func committed(in root: CacheRoot) throws(SystemError) -> StateIndex? {
         try AtomicFile.read(fileName, in: root.metadataFD, limit: sizeLimit, display: path(in: root)).flatMap(decode)
     }
 
     static func path(in root: CacheRoot) -> String { root.path + "/" + CacheRoot.metadataName + "/" + fileName }
 
     /// Writes the index crash-safely: a fresh temporary file, fsync, rename over the old one, directory fsync.
-    public func save(to root: CacheRoot) throws(SystemError) {
+    package func save(to root: CacheRoot) throws(SystemError) {
         try AtomicFile.replace(Self.fileName, in: root.metadataFD, stagingIn: root.partialFD, with: encoded(), display: root.path + "/" + CacheRoot.metadataName)
     }
 

@@ -1,31 +1,31 @@
 /// Builds one JSON object on one line, keys in the order they are added.
-public struct JSONLine {
+package struct JSONLine {
     private var text = "{"
     private var isEmpty = true
 
-    public init(type: String) {
+    package init(type: String) {
         add("type", type)
     }
 
-    public mutating func add(_ key: String, _ value: String?) {
+    package mutating func add(_ key: String, _ value: String?) {
         appendKey(key)
         if let value { Self.appendQuoted(value, to: &text) } else { text += "null" }
     }
 
-    public mutating func add(_ key: String, _ value: Int64?) {
+    package mutating func add(_ key: String, _ value: Int64?) {
         appendKey(key)
         text += value.map { String($0) } ?? "null"
     }
 
-    public mutating func add(_ key: String, _ value: Int) { add(key, Int64(value)) }
+    package mutating func add(_ key: String, _ value: Int) { add(key, Int64(value)) }
 
-    public mutating func add(_ key: String, _ value: Bool) {
+    package mutating func add(_ key: String, _ value: Bool) {
         appendKey(key)
         text += value ? "true" : "false"
     }
 
     /// An array of objects whose values are strings, each object's keys in the order given.
-    public mutating func add(_ key: String, objects: [[(key: String, value: String)]]) {
+    package mutating func add(_ key: String, objects: [[(key: String, value: String)]]) {
         appendKey(key)
         text += "["
         for (index, object) in objects.enumerated() {
@@ -42,7 +42,7 @@ public struct JSONLine {
     }
 
     /// The finished object and its newline.
-    public var line: String { text + "}\n" }
+    package var line: String { text + "}\n" }
 
     private mutating func appendKey(_ key: String) {
         if !isEmpty { text += "," }

@@ -1,10 +1,10 @@
-public import AssetSyncModel
+package import AssetSyncModel
 
 /// Reads and validates a manifest from a file or an open descriptor, choosing
 /// XML or JSON by its first significant byte and inflating gzip on the way.
-public enum ManifestReader {
+package enum ManifestReader {
     /// The largest manifest accepted, counted after decompression.
-    public static let sizeLimit = Manifest.sizeLimit
+    package static let sizeLimit = Manifest.sizeLimit
 
     /// Sets libxml2 up, once: a program calls it before it starts threads that read manifests, so
     /// that the set-up does not happen on whichever thread reads first.
@@ -12,14 +12,14 @@ public enum ManifestReader {
 
     /// Reads `path`; throws a `ManifestError` naming what is wrong.
     /// A fetched manifest is read from its local copy but named by its URL (`displayName`).
-    public static func read(
+    package static func read(
         path: String, displayName: String? = nil, sizeLimit: Int64 = ManifestReader.sizeLimit
     ) throws(ManifestError) -> Manifest {
         try read(ManifestInput(path: path, displayName: displayName, limit: sizeLimit))
     }
 
     /// Reads the open descriptor `fd` (left open), named `name` in errors.
-    public static func read(descriptor fd: Int32, name: String, sizeLimit: Int64 = ManifestReader.sizeLimit) throws(ManifestError) -> Manifest {
+    package static func read(descriptor fd: Int32, name: String, sizeLimit: Int64 = ManifestReader.sizeLimit) throws(ManifestError) -> Manifest {
         try read(ManifestInput(descriptor: fd, owned: false, name: name, limit: sizeLimit))
     }
 

@@ -1,11 +1,11 @@
-public import AssetSyncModel
+package import AssetSyncModel
 
 /// A manifest as XML or JSON text, for the publishing side (`assetsync manifest`).
-public enum ManifestWriter {
-    public enum Format: String, Sendable { case xml, json }
+package enum ManifestWriter {
+    package enum Format: String, Sendable { case xml, json }
 
     /// The manifest as text in `format`.
-    public static func render(_ manifest: Manifest, as format: Format) -> String {
+    package static func render(_ manifest: Manifest, as format: Format) -> String {
         var out = ""
         switch format {
         case .xml:

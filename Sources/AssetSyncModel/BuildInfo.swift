@@ -1,4 +1,4 @@
 /// The version of assetsync.
-public enum BuildInfo {
-    public static let version = "0.1.0"
+package enum BuildInfo {
+    package static let version = "0.1.0"
 }

@@ -1,6 +1,6 @@
 /// Renders byte counts for people: "734.0 MiB", "12 B".
-public enum ByteCount {
-    public static func human(_ bytes: Int64) -> String {
+package enum ByteCount {
+    package static func human(_ bytes: Int64) -> String {
         if bytes < 1024 { return "\(bytes) B" }
         let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
         var value = Double(bytes) / 1024
@@ -15,8 +15,8 @@ public enum ByteCount {
 }
 
 /// Renders a duration for people: "3.2 s".
-public enum ElapsedTime {
-    public static func format(_ seconds: Double) -> String {
+package enum ElapsedTime {
+    package static func format(_ seconds: Double) -> String {
         let tenths = Int((max(0, seconds) * 10).rounded())
         return "\(tenths / 10).\(tenths % 10) s"
     }

@@ -1,4 +1,4 @@
 /// CRC-32 values as the manifest writes them.
-public enum CRC32Text {
-    public static func hex(_ value: UInt32) -> String { HexDigits.padded(value, width: 8) }
+package enum CRC32Text {
+    package static func hex(_ value: UInt32) -> String { HexDigits.padded(value, width: 8) }
 }

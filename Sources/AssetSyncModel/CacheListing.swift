@@ -5,31 +5,31 @@
 /// which are the bytes assetsync opens and renames to. Of the paths that are canonically
 /// equivalent, the first in byte order is in `items`; the others ("twins") are kept aside, for
 /// `assetsync manifest`, which cannot list both.
-public struct CacheListing: Sendable {
+package struct CacheListing: Sendable {
     /// One item and its path relative to the cache root.
-    public struct Entry: Equatable, Sendable {
-        public var path: String
-        public var item: LocalItem
+    package struct Entry: Equatable, Sendable {
+        package var path: String
+        package var item: LocalItem
 
-        public init(path: String, item: LocalItem) {
+        package init(path: String, item: LocalItem) {
             self.path = path
             self.item = item
         }
     }
 
     /// The items in `PathOrder`, but for the twins.
-    public private(set) var items: [Entry]
+    package private(set) var items: [Entry]
     /// Items whose path is canonically equivalent to that of an item before them, in `PathOrder`.
-    public private(set) var twins: [Entry]
+    package private(set) var twins: [Entry]
 
     /// An empty listing.
-    public init() {
+    package init() {
         items = []
         twins = []
     }
 
     /// The listing of `entries`, which are in `PathOrder`, one per path.
-    public init(sorted entries: [Entry]) {
+    package init(sorted entries: [Entry]) {
         var classes: [String: [Int]] = [:]  // canonical form → the entries that have it, of the few paths not ASCII
         for index in entries.indices {
             if let canonical = CanonicalPath.nonASCIIForm(of: entries[index].path) { classes[canonical, default: []].append(index) }
@@ -50,10 +50,10 @@ public struct CacheListing: Sendable {
         twins = twinIndices.sorted().map { entries[$0] }
     }
 
-    public var isEmpty: Bool { items.isEmpty }
+    package var isEmpty: Bool { items.isEmpty }
 
     /// The item at exactly `path`, byte for byte.
-    public func item(at path: String) -> LocalItem? {
+    package func item(at path: String) -> LocalItem? {
         if let index = Self.find(path, in: items) { return items[index].item }
         return Self.find(path, in: twins).map { twins[$0].item }
     }

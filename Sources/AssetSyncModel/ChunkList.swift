@@ -5,26 +5,26 @@
 /// In a manifest it is one text, `MIN,AVG,MAX:BASE64`: the sizes in bytes, then base64 of the
 /// packed list, 20 bytes per chunk (its length as a big-endian UInt32, then its `ChunkDigest`).
 /// A class, so that an entry without chunks pays one word for the field.
-public final class ChunkList: Equatable, Sendable {
-    public let parameters: ChunkParameters
-    public let lengths: [UInt32]
-    public let digests: [ChunkDigest]
+package final class ChunkList: Equatable, Sendable {
+    package let parameters: ChunkParameters
+    package let lengths: [UInt32]
+    package let digests: [ChunkDigest]
 
     /// Bytes per chunk in the packed list.
     static let packedBytes = 4 + ChunkDigest.byteCount
 
     /// The list as the chunker cut it: no rule is checked.
-    public init(parameters: ChunkParameters, lengths: [UInt32], digests: [ChunkDigest]) {
+    package init(parameters: ChunkParameters, lengths: [UInt32], digests: [ChunkDigest]) {
         precondition(lengths.count == digests.count, "a chunk list has a digest per length")
         self.parameters = parameters
         self.lengths = lengths
         self.digests = digests
     }
 
-    public var count: Int { lengths.count }
+    package var count: Int { lengths.count }
 
     /// Each chunk's range in the file, in order.
-    public var ranges: [Range<Int64>] {
+    package var ranges: [Range<Int64>] {
         var start: Int64 = 0
         return lengths.map { length in
             defer { start += Int64(length) }
@@ -33,7 +33,7 @@ public final class ChunkList: Equatable, Sendable {
     }
 
     /// The manifest's text of this list.
-    public var text: String {
+    package var text: String {
         var packed: [UInt8] = []
         packed.reserveCapacity(count * Self.packedBytes)
         for (length, digest) in zip(lengths, digests) {
@@ -100,7 +100,7 @@ public final class ChunkList: Equatable, Sendable {
         self.init(parameters: parameters, lengths: lengths, digests: digests)
     }
 
-    public static func == (lhs: ChunkList, rhs: ChunkList) -> Bool {
+    package static func == (lhs: ChunkList, rhs: ChunkList) -> Bool {
         lhs === rhs || (lhs.parameters == rhs.parameters && lhs.lengths == rhs.lengths && lhs.digests == rhs.digests)
     }
 }

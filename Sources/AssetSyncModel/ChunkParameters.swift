@@ -1,18 +1,18 @@
 /// The sizes content-defined chunking cuts a file with (FastCDC): no chunk shorter than `minimum`
 /// (but the last), none longer than `maximum`, about `average` on the whole. Part of a chunk list:
 /// the old version of a file must be cut with the same sizes for its chunks to match the new one's.
-public struct ChunkParameters: Hashable, Sendable, CustomStringConvertible {
-    public let minimum: Int
-    public let average: Int
-    public let maximum: Int
+package struct ChunkParameters: Hashable, Sendable, CustomStringConvertible {
+    package let minimum: Int
+    package let average: Int
+    package let maximum: Int
 
     /// 256 KiB / 1 MiB / 4 MiB: about a thousand chunks per GiB, so that a chunk list costs about
     /// 24-27 kB of manifest per GiB, and a change costs about one mebibyte around it.
-    public static let standard = ChunkParameters(unchecked: 256 << 10, 1 << 20, 4 << 20)
+    package static let standard = ChunkParameters(unchecked: 256 << 10, 1 << 20, 4 << 20)
 
     /// The smallest `minimum` and the largest `maximum` accepted.
-    public static let smallestMinimum = 4 << 10
-    public static let largestMaximum = 64 << 20
+    package static let smallestMinimum = 4 << 10
+    package static let largestMaximum = 64 << 20
 
     init(unchecked minimum: Int, _ average: Int, _ maximum: Int) {
         self.minimum = minimum
@@ -38,9 +38,9 @@ public struct ChunkParameters: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `minimum,average,maximum` in bytes, as a chunk list starts.
-    public var description: String { "\(minimum),\(average),\(maximum)" }
+    package var description: String { "\(minimum),\(average),\(maximum)" }
 
     /// The bits of `average`: the cut test looks at this many bits plus or minus two (FastCDC's
     /// normalized chunking, level 2).
-    public var averageBits: Int { average.trailingZeroBitCount }
+    package var averageBits: Int { average.trailingZeroBitCount }
 }

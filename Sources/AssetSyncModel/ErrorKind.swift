@@ -1,6 +1,6 @@
 /// What kind of failure an error is: it decides how a run ends, and the command line maps it
 /// to an exit status in one place.
-public enum ErrorKind: Sendable, Equatable {
+package enum ErrorKind: Sendable, Equatable {
     /// The command line, a manifest or a path given is wrong; nothing was changed.
     case invalidInput
     /// The remote side (network, server) failed: what it should have sent is missing.

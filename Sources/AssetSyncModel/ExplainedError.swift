@@ -1,6 +1,6 @@
 /// The one shape of the library's errors: a kind, a message saying what went wrong and what
 /// to do, the remedy that only the command line can word (it names options), and the cause.
-public protocol ExplainedError: Error {
+package protocol ExplainedError: Error {
     var kind: ErrorKind { get }
     /// What went wrong and what to do, in words that name no command-line option.
     var message: String { get }
@@ -11,10 +11,10 @@ public protocol ExplainedError: Error {
 }
 
 extension ExplainedError {
-    public var remedy: Remedy? { nil }
-    public var cause: (any Error)? { nil }
+    package var remedy: Remedy? { nil }
+    package var cause: (any Error)? { nil }
 }
 
 extension ExplainedError where Self: CustomStringConvertible {
-    public var message: String { description }
+    package var message: String { description }
 }

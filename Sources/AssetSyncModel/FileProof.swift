@@ -1,14 +1,14 @@
 /// What a file was when it was proven to hold its CRC-32 (and SHA-256, when its entry had one):
 /// the size, mtime and inode that let a later run call it current from `stat` alone.
-public struct FileProof: Equatable, Sendable {
-    public var size: Int64
-    public var mtimeNanoseconds: Int64
-    public var inode: UInt64
-    public var crc32: UInt32
+package struct FileProof: Equatable, Sendable {
+    package var size: Int64
+    package var mtimeNanoseconds: Int64
+    package var inode: UInt64
+    package var crc32: UInt32
     /// The SHA-256 the file was proven to have; nil when its entry gave none.
-    public var sha256: SHA256Digest?
+    package var sha256: SHA256Digest?
 
-    public init(size: Int64, mtimeNanoseconds: Int64, inode: UInt64, crc32: UInt32, sha256: SHA256Digest? = nil) {
+    package init(size: Int64, mtimeNanoseconds: Int64, inode: UInt64, crc32: UInt32, sha256: SHA256Digest? = nil) {
         self.size = size
         self.mtimeNanoseconds = mtimeNanoseconds
         self.inode = inode
@@ -22,12 +22,12 @@ public struct FileProof: Equatable, Sendable {
     }
 
     /// Whether this record proves the checksums `entry` asks for: its CRC-32, and its SHA-256 when it gives one.
-    public func proves(_ entry: ManifestEntry) -> Bool {
+    package func proves(_ entry: ManifestEntry) -> Bool {
         crc32 == entry.crc32 && (entry.sha256 == nil || sha256 == entry.sha256)
     }
 
     /// Whether `item` is still the file this record proved.
-    public func describes(_ item: LocalItem) -> Bool {
+    package func describes(_ item: LocalItem) -> Bool {
         item.kind == .regular && item.size == size && item.mtimeNanoseconds == mtimeNanoseconds && item.inode == inode
     }
 }

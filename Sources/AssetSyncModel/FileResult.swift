@@ -1,6 +1,6 @@
 /// What a pull did with one manifest entry.
-public struct FileResult: Sendable, Equatable {
-    public enum Outcome: Sendable, Equatable {
+package struct FileResult: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// Downloaded, verified and committed.
         case committed
         /// Already present and proven by its CRC-32.
@@ -10,30 +10,30 @@ public struct FileResult: Sendable, Equatable {
         case interrupted
     }
 
-    public var path: String
-    public var size: Int64
+    package var path: String
+    package var size: Int64
     /// What the plan said: new, changed or check.
-    public var action: SyncPlan.Action
-    public var outcome: Outcome
-    public var attempts: Int
+    package var action: SyncPlan.Action
+    package var outcome: Outcome
+    package var attempts: Int
     /// Body bytes this run received for the file, over every attempt and whatever the outcome:
     /// what went over the wire, discarded copies included.
-    public var transferred: Int64
+    package var transferred: Int64
     /// Where a committed file's bytes came from; nil for a file that was not downloaded.
-    public var source: DownloadSource?
+    package var source: DownloadSource?
     /// Whether `source` is not the file's primary URL: one of its mirrors, or a manifest mirror base.
-    public var isFromMirror: Bool
+    package var isFromMirror: Bool
     /// The origins (`DownloadSource.origin`) of the sources asked for this file that failed it, in
     /// the order asked; whatever the outcome (a file served by a mirror lists the primary here).
-    public var failedSources: [String]
+    package var failedSources: [String]
     /// Where a committed file's bytes were copied from on this machine instead of downloaded (an old
     /// path in DEST, or a file in another cache), as the user would name it; nil for a download.
-    public var reusedFrom: String?
+    package var reusedFrom: String?
     /// Bytes of a committed file copied from this machine instead of downloaded: all of a file
     /// reused whole (`reusedFrom`), the chunks a delta kept from the old version, else 0.
-    public var reusedBytes: Int64
+    package var reusedBytes: Int64
 
-    public init(
+    package init(
         path: String, size: Int64, action: SyncPlan.Action, outcome: Outcome, attempts: Int = 0, transferred: Int64 = 0,
         source: DownloadSource? = nil, isFromMirror: Bool = false, failedSources: [String] = [],
         reusedFrom: String? = nil, reusedBytes: Int64? = nil
@@ -53,19 +53,19 @@ public struct FileResult: Sendable, Equatable {
 }
 
 /// Why a file could not be synced, in words a person can act on.
-public struct Failure: ExplainedError, Sendable, Equatable {
+package struct Failure: ExplainedError, Sendable, Equatable {
     /// A local problem (disk, permissions) rather than a network or server one.
-    public var isLocal: Bool
-    public var reason: String
-    public var httpStatus: Int?
-    public var url: String?
+    package var isLocal: Bool
+    package var reason: String
+    package var httpStatus: Int?
+    package var url: String?
     /// What else can be done about it, for the command line to word.
-    public var remedy: Remedy?
+    package var remedy: Remedy?
     /// Each source of the file and what it answered, in the order tried, when there was more
     /// than one; empty for a file with one source (`reason` and `url` say it all).
-    public var sources: [SourceFailure]
+    package var sources: [SourceFailure]
 
-    public init(
+    package init(
         isLocal: Bool, reason: String, httpStatus: Int? = nil, url: String? = nil, remedy: Remedy? = nil,
         sources: [SourceFailure] = []
     ) {
@@ -77,6 +77,6 @@ public struct Failure: ExplainedError, Sendable, Equatable {
         self.sources = sources
     }
 
-    public var kind: ErrorKind { isLocal ? .localIO : .remote }
-    public var message: String { reason }
+    package var kind: ErrorKind { isLocal ? .localIO : .remote }
+    package var message: String { reason }
 }

@@ -3,7 +3,7 @@ extension Int64 {
     /// manifest fits in an Int64 but their sum need not, so every byte total is formed this way:
     /// a total never traps and never wraps to a negative number.
     @inline(__always)
-    public func addingSaturated(_ other: Int64) -> Int64 {
+    package func addingSaturated(_ other: Int64) -> Int64 {
         let (sum, overflow) = addingReportingOverflow(other)
         return overflow ? (other < 0 ? .min : .max) : sum
     }
@@ -11,5 +11,5 @@ extension Int64 {
 
 extension Sequence where Element == Int64 {
     /// The sum of the elements, held at `Int64.max` instead of overflowing.
-    public func saturatingSum() -> Int64 { reduce(0) { $0.addingSaturated($1) } }
+    package func saturatingSum() -> Int64 { reduce(0) { $0.addingSaturated($1) } }
 }

@@ -1,20 +1,20 @@
 /// A validated manifest: the files the cache directory must hold.
-public struct Manifest: Equatable, Sendable {
+package struct Manifest: Equatable, Sendable {
     /// The largest manifest accepted, counted after decompression.
-    public static let sizeLimit: Int64 = 256 << 20
+    package static let sizeLimit: Int64 = 256 << 20
 
     /// The only manifest version this build reads.
-    public static let supportedVersion = 1
+    package static let supportedVersion = 1
 
-    public var version: Int
+    package var version: Int
     /// The URL that entries without their own `url` are fetched under, ending in "/".
-    public var base: String?
+    package var base: String?
     /// Alternatives to `base`, each ending in "/": every entry whose URL is relative to `base` is
     /// also served at each of them + the same relative part.
-    public var mirrors: [String]
-    public var entries: [ManifestEntry]
+    package var mirrors: [String]
+    package var entries: [ManifestEntry]
 
-    public init(version: Int = Manifest.supportedVersion, base: String?, mirrors: [String] = [], entries: [ManifestEntry]) {
+    package init(version: Int = Manifest.supportedVersion, base: String?, mirrors: [String] = [], entries: [ManifestEntry]) {
         self.version = version
         self.base = base
         self.mirrors = mirrors
@@ -25,7 +25,7 @@ public struct Manifest: Equatable, Sendable {
     /// then its own mirrors, then, when its URL is relative to `base`, each manifest mirror base +
     /// the same relative part; a source that is an earlier one under another spelling is left out.
     /// A URL relative to a base counts under that base; any other, under its scheme, host and port.
-    public func sources(of entry: ManifestEntry) -> [DownloadSource] {
+    package func sources(of entry: ManifestEntry) -> [DownloadSource] {
         var sources: [DownloadSource] = []
         sources.reserveCapacity(1 + entry.mirrors.count + mirrors.count)
         var relative: Substring?
@@ -55,24 +55,24 @@ public struct Manifest: Equatable, Sendable {
     }
 
     /// The sum of every entry's size.
-    public var totalBytes: Int64 { entries.lazy.map(\.size).saturatingSum() }
+    package var totalBytes: Int64 { entries.lazy.map(\.size).saturatingSum() }
 }
 
 /// One file of a manifest. Every field has passed `ManifestRules`.
-public struct ManifestEntry: Equatable, Sendable {
+package struct ManifestEntry: Equatable, Sendable {
     /// Relative, "/"-separated place under the cache directory.
-    public var path: String
-    public var size: Int64
-    public var crc32: UInt32
+    package var path: String
+    package var size: Int64
+    package var crc32: UInt32
     /// Whether `url` was written relative to the manifest's base (it holds it resolved): when it
     /// lies under `base`, the manifest's mirror bases serve it too. Beside `crc32`, it takes no room.
-    public var urlIsRelative: Bool
+    package var urlIsRelative: Bool
     /// An absolute http(s) URL, or nil to use the manifest's base plus the path.
-    public var url: String?
+    package var url: String?
     /// Absolute http(s) URLs tried in order after the primary one fails.
-    public var mirrors: [String]
+    package var mirrors: [String]
     /// The file's SHA-256, when the manifest gives one: then it is the proof, the CRC-32 a cheap first check.
-    public var sha256: SHA256Digest? {
+    package var sha256: SHA256Digest? {
         get { sha256Bytes.map { $0.withUnsafeBytes { SHA256Digest(bytes: $0) } } }
         set { sha256Bytes = newValue?.bytes }
     }
@@ -80,9 +80,9 @@ public struct ManifestEntry: Equatable, Sendable {
     /// in entries of manifests that mostly have none.
     private var sha256Bytes: [UInt8]?
     /// The file's content-defined chunks, for a delta from an old version; nil without.
-    public var chunks: ChunkList?
+    package var chunks: ChunkList?
 
-    public init(
+    package init(
         path: String, size: Int64, crc32: UInt32, sha256: SHA256Digest? = nil, url: String? = nil, urlIsRelative: Bool = false,
         mirrors: [String] = [], chunks: ChunkList? = nil
     ) {

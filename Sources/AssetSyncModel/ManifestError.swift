@@ -1,19 +1,19 @@
 /// Why a manifest was refused: which manifest, where in it, which field,
 /// which rule, and the offending value.
-public struct ManifestError: ExplainedError, Equatable, CustomStringConvertible {
+package struct ManifestError: ExplainedError, Equatable, CustomStringConvertible {
     /// The manifest as the user named it (a path, a URL, or "<stdin>").
-    public var manifest: String
-    public var position: SourcePosition?
+    package var manifest: String
+    package var position: SourcePosition?
     /// The entry, when the problem is in one: "<file>" in XML, "files[3]" in JSON.
-    public var entry: String?
+    package var entry: String?
     /// The problem, already phrased with its field: `path must not be absolute`.
-    public var problem: String
+    package var problem: String
     /// The offending value, quoted and shortened for display.
-    public var value: String?
+    package var value: String?
     /// What else fixes the problem; worded by the command line, after `problem`.
-    public var remedy: Remedy?
+    package var remedy: Remedy?
 
-    public init(
+    package init(
         manifest: String, position: SourcePosition? = nil, entry: String? = nil,
         problem: String, value: String? = nil, remedy: Remedy? = nil
     ) {
@@ -25,12 +25,12 @@ public struct ManifestError: ExplainedError, Equatable, CustomStringConvertible 
         self.remedy = remedy
     }
 
-    public var kind: ErrorKind { .invalidInput }
+    package var kind: ErrorKind { .invalidInput }
 
-    public var description: String { description(remedyWords: "") }
+    package var description: String { description(remedyWords: "") }
 
     /// The description with `remedyWords` (the remedy as the command line words it) after the problem.
-    public func description(remedyWords: String) -> String {
+    package func description(remedyWords: String) -> String {
         var text = manifest
         if let position { text += ":\(position.line):\(position.column)" }
         text += ": "
@@ -42,16 +42,16 @@ public struct ManifestError: ExplainedError, Equatable, CustomStringConvertible 
 }
 
 /// A line and column (both from 1) in a manifest's decompressed text.
-public struct SourcePosition: Equatable, Sendable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
+package struct SourcePosition: Equatable, Sendable, CustomStringConvertible {
+    package var line: Int
+    package var column: Int
 
-    public init(line: Int, column: Int) {
+    package init(line: Int, column: Int) {
         self.line = line
         self.column = column
     }
 
-    public var description: String { "line \(line), column \(column)" }
+    package var description: String { "line \(line), column \(column)" }
 }
 
 /// A broken rule, before the reader adds where it happened.

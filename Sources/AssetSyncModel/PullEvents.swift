@@ -1,5 +1,5 @@
 /// Receives a pull's progress. Called from the transfer thread, so it must be thread-safe.
-public protocol PullEvents: Sendable {
+package protocol PullEvents: Sendable {
     /// What the pull found to do, before any transfer.
     func planned(_ plan: SyncPlan)
     func started(path: String, size: Int64, resumingAt offset: Int64, url: String)

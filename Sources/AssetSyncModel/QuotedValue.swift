@@ -1,13 +1,13 @@
 /// Quotes a value taken from untrusted input for an error message: control
 /// characters and invalid UTF-8 are escaped, and long values are shortened.
-public enum QuotedValue {
-    public static let maximumCharacters = 80
+package enum QuotedValue {
+    package static let maximumCharacters = 80
 
-    public static func quote(_ text: String) -> String {
+    package static func quote(_ text: String) -> String {
         quote(bytes: Array(text.utf8))
     }
 
-    public static func quote<Bytes: Collection>(bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func quote<Bytes: Collection>(bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var out = "\""
         var shown = 0
         var shortened = false
@@ -64,7 +64,7 @@ public enum QuotedValue {
 
 extension QuotedValue {
     /// A path as it is, unless it holds characters a terminal would act on; then quoted.
-    public static func displayPath(_ path: String) -> String {
+    package static func displayPath(_ path: String) -> String {
         if path.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return path }
         let plain = path.unicodeScalars.allSatisfy {
             $0.value >= 0x20 && $0.value != 0x7F && $0.properties.generalCategory != .control

@@ -1,6 +1,6 @@
 /// What else a person can do about a failure, beyond its message: the command line words
 /// it, since it names the command line's options.
-public enum Remedy: Sendable, Equatable {
+package enum Remedy: Sendable, Equatable {
     /// Deleting what the manifest does not list clears the obstruction; a directory is
     /// cleared only when it holds no files (`onlyWhenEmpty`).
     case deleteClearsObstruction(onlyWhenEmpty: Bool)

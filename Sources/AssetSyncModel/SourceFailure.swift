@@ -1,11 +1,11 @@
 /// What one source of a file answered, when the file failed after more than one source.
-public struct SourceFailure: Sendable, Equatable {
-    public var url: String
+package struct SourceFailure: Sendable, Equatable {
+    package var url: String
     /// What was seen there (`HTTP 503`, a connection error, a CRC mismatch): a file fails only
     /// once every one of its sources was asked, those marked bad earlier in the run included.
-    public var reason: String
+    package var reason: String
 
-    public init(url: String, reason: String) {
+    package init(url: String, reason: String) {
         self.url = url
         self.reason = reason
     }

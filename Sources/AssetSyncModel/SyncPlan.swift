@@ -1,8 +1,8 @@
 /// What a pull would do to each file, decided from the manifest, a scan of the
 /// cache (sizes and kinds, never contents) and the state index. `plan` and `pull`
 /// both classify through it, so a plan says exactly what the pull will do.
-public struct SyncPlan: Equatable, Sendable {
-    public enum Action: String, Sendable, CaseIterable {
+package struct SyncPlan: Equatable, Sendable {
+    package enum Action: String, Sendable, CaseIterable {
         /// Missing from the cache.
         case new
         /// Present with a different size, or something other than a file is in its place.
@@ -15,18 +15,18 @@ public struct SyncPlan: Equatable, Sendable {
         case extra
     }
 
-    public struct Item: Equatable, Sendable {
-        public var action: Action
-        public var path: String
+    package struct Item: Equatable, Sendable {
+        package var action: Action
+        package var path: String
         /// The manifest's size; for an extra file, its size on disk.
-        public var size: Int64
+        package var size: Int64
         /// What is in the cache at this path now, when something is.
-        public var local: LocalItem?
+        package var local: LocalItem?
     }
 
-    public var items: [Item]
+    package var items: [Item]
 
-    public init(items: [Item]) { self.items = items }
+    package init(items: [Item]) { self.items = items }
 
     /// Classifies every manifest entry, then lists the extras in path order. A file of the right
     /// size is `current` when `proofs[index]`, the state index's record of entry `index`, still
@@ -36,7 +36,7 @@ public struct SyncPlan: Equatable, Sendable {
     /// The cache is matched with the manifest in one merge-join in byte order (`order`, the
     /// entries' `PathOrder.sortedIndices`, when the caller has it), which also yields the extras,
     /// already in order.
-    public init(manifest: Manifest, cache: CacheListing, proofs: [FileProof?]?, inOrder order: [Int]? = nil) {
+    package init(manifest: Manifest, cache: CacheListing, proofs: [FileProof?]?, inOrder order: [Int]? = nil) {
         let (locals, extras) = cache.match(manifest.entries, inOrder: order)
         var items: [Item] = []
         items.reserveCapacity(manifest.entries.count + extras.count)
@@ -67,7 +67,7 @@ public struct SyncPlan: Equatable, Sendable {
     // Both read only the fields they need: copying whole items (a retain and release of each
     // path) made a pass over a million items cost as much as writing their lines.
 
-    public func count(_ action: Action) -> Int {
+    package func count(_ action: Action) -> Int {
         items.withUnsafeBufferPointer { items in
             var count = 0
             for index in items.indices where items[index].action == action { count += 1 }
@@ -75,7 +75,7 @@ public struct SyncPlan: Equatable, Sendable {
         }
     }
 
-    public func bytes(_ action: Action) -> Int64 {
+    package func bytes(_ action: Action) -> Int64 {
         items.withUnsafeBufferPointer { items in
             var total: Int64 = 0
             for index in items.indices where items[index].action == action { total = total.addingSaturated(items[index].size) }
@@ -84,5 +84,5 @@ public struct SyncPlan: Equatable, Sendable {
     }
 
     /// Bytes a pull downloads for certain: every new and changed file.
-    public var bytesToDownload: Int64 { bytes(.new).addingSaturated(bytes(.changed)) }
+    package var bytesToDownload: Int64 { bytes(.new).addingSaturated(bytes(.changed)) }
 }

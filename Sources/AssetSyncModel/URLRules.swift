@@ -1,7 +1,7 @@
 /// What a manifest URL may be (absolute http/https, or a reference relative
 /// to `base`), how a relative one is resolved, and how a path becomes a URL.
-public enum URLRules {
-    public static let maximumBytes = 8192
+package enum URLRules {
+    package static let maximumBytes = 8192
 
     /// A URL taken apart just enough to check it and resolve against it.
     package struct Parts {
@@ -75,7 +75,7 @@ public enum URLRules {
 
     /// The scheme, host and port of an absolute URL, lowercased, with the scheme's default port
     /// when none is given: `https://cdn.example.com:443`. A URL that does not parse is its own origin.
-    public static func origin(of url: String) -> String {
+    package static func origin(of url: String) -> String {
         guard let parts = try? parse(url, field: "url") else { return url }
         let authority = parts.authority.lowercased()
         let hasPort = authority.last != "]" && authority.contains(":")
@@ -90,7 +90,7 @@ public enum URLRules {
     /// out: it is never sent, so it cannot make two requests differ. What stays apart is what a
     /// server may tell apart: the path's case, an encoded reserved character (`%2F` is not `/`),
     /// the query. Nil when `url` is not an absolute http(s) URL.
-    public static func normalized(_ url: String) -> String? {
+    package static func normalized(_ url: String) -> String? {
         guard let parts = try? parse(url, field: "url") else { return nil }
         var authority = Substring(parts.authority)
         var port: Substring?
@@ -163,7 +163,7 @@ public enum URLRules {
 
     /// Whether `a` and `b` name the same source: their `normalized` forms are equal (or, for text
     /// that is not an absolute http(s) URL, the text itself is).
-    public static func sameSource(_ a: String, _ b: String) -> Bool {
+    package static func sameSource(_ a: String, _ b: String) -> Bool {
         a == b || (normalized(a) ?? a) == (normalized(b) ?? b)
     }
 
@@ -176,7 +176,7 @@ public enum URLRules {
     }
 
     /// The path with every byte outside RFC 3986's unreserved set (and "/") percent-encoded.
-    public static func percentEncodedPath(_ path: String) -> String {
+    package static func percentEncodedPath(_ path: String) -> String {
         func isSafe(_ byte: UInt8) -> Bool {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),

@@ -1,4 +1,4 @@
-public import AssetSyncCache
+package import AssetSyncCache
 import AssetSyncModel
 import AssetSyncSystem
 import Glibc
@@ -8,22 +8,22 @@ import Glibc
 /// the longest of the three rather than their sum. The directory is opened when the walk is made, and
 /// the walk holds it: a rename meanwhile changes nothing, and one that cannot be opened is a failure,
 /// never an empty listing.
-public final class CacheWalk {
+package final class CacheWalk {
     private let walk: BackgroundWork<Result<CacheListing, SystemError>>
 
     /// Starts walking `root`, which must be locked for the run.
-    public convenience init(_ root: CacheRoot) {
+    package convenience init(_ root: CacheRoot) {
         self.init(opened: openat(root.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), display: root.path)
     }
 
     /// Starts walking the directory at `path` (never through a link at its last name): one whose names
     /// and inodes the run's cache directory will have (a published generation, which no run changes).
-    public convenience init(path: String) {
+    package convenience init(path: String) {
         self.init(opened: open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), display: path)
     }
 
     /// Starts a walk that is `first`'s listing when that one succeeded, and a walk of `root` otherwise.
-    public init(_ first: CacheWalk, otherwise root: CacheRoot) {
+    package init(_ first: CacheWalk, otherwise root: CacheRoot) {
         walk = BackgroundWork {
             switch first.listing() {
             case .success(let listing): .success(listing)

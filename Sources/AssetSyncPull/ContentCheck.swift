@@ -1,12 +1,12 @@
-public import AssetSyncCache
-public import AssetSyncModel
-public import AssetSyncSystem
+package import AssetSyncCache
+package import AssetSyncModel
+package import AssetSyncSystem
 import Glibc
 
 /// Proves files by reading them and computing their CRC-32 (and SHA-256, when the entry gives one), on all cores.
-public enum ContentCheck {
+package enum ContentCheck {
     /// What reading one entry's file found.
-    public enum Verdict: Equatable, Sendable {
+    package enum Verdict: Equatable, Sendable {
         /// Its bytes match: the record to keep in the state index, from the `fstat` taken before reading.
         case proven(StateIndex.Record)
         case missing
@@ -16,7 +16,7 @@ public enum ContentCheck {
         case wrongSHA256(SHA256Digest)
         case unreadable(SystemError)
 
-        public var proof: StateIndex.Record? {
+        package var proof: StateIndex.Record? {
             if case .proven(let record) = self { return record }
             return nil
         }
@@ -24,7 +24,7 @@ public enum ContentCheck {
 
     /// The verdict on each entry's file, read in parallel by one worker per core; nil when `shouldStop`
     /// turned true before every file was read to its end (a stop leaves a file of any size at once).
-    public static func verdicts(
+    package static func verdicts(
         of entries: [ManifestEntry], in root: CacheRoot, until shouldStop: @escaping @Sendable () -> Bool = { false }
     ) -> [Verdict]? {
         let verdicts = ParallelReader.map(entries.count, placeholder: nil) { index, buffer -> Verdict? in

@@ -2,15 +2,15 @@ import AssetSyncModel
 import Glibc
 
 /// The disk preflight: is there room for what is still to fetch?
-public enum DiskSpace {
-    public struct Shortfall: Equatable, Sendable {
+package enum DiskSpace {
+    package struct Shortfall: Equatable, Sendable {
         /// Bytes still to download: the files to fetch, less what their partials already hold.
-        public var toDownload: Int64
-        public var margin: Int64
-        public var free: Int64
+        package var toDownload: Int64
+        package var margin: Int64
+        package var free: Int64
 
         /// At most `Int64.max`: no filesystem has that much free.
-        public var needed: Int64 { toDownload.addingSaturated(margin) }
+        package var needed: Int64 { toDownload.addingSaturated(margin) }
     }
 
     /// Room kept beyond the bytes themselves, for metadata and whatever else writes meanwhile.

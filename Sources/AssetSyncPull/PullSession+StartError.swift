@@ -1,8 +1,8 @@
-public import AssetSyncModel
+package import AssetSyncModel
 import AssetSyncSystem
 
 extension PullSession.StartError: ExplainedError {
-    public var kind: ErrorKind {
+    package var kind: ErrorKind {
         switch self {
         case .scan, .readState, .state, .notEnoughSpace: return .localIO
         case .deleteInUnmanagedDirectory, .tooManyDeletions: return .invalidInput
@@ -10,7 +10,7 @@ extension PullSession.StartError: ExplainedError {
     }
 
     /// The command line words the deletion limits, which name its options.
-    public var message: String {
+    package var message: String {
         switch self {
         case .scan(let error): return "cannot scan the cache directory: \(error). Check its permissions, or run as its owner"
         case .readState(let error): return "cannot read the state index: \(error). Check the disk, or remove the index to check every file again"
@@ -25,7 +25,7 @@ extension PullSession.StartError: ExplainedError {
         }
     }
 
-    public var cause: (any Error)? {
+    package var cause: (any Error)? {
         switch self {
         case .scan(let error), .readState(let error), .state(let error): return error
         case .notEnoughSpace, .deleteInUnmanagedDirectory, .tooManyDeletions: return nil

@@ -1,26 +1,26 @@
-public import AssetSyncCache
-public import AssetSyncModel
-public import AssetSyncSystem
-public import AssetSyncTransfer
+package import AssetSyncCache
+package import AssetSyncModel
+package import AssetSyncSystem
+package import AssetSyncTransfer
 import Glibc
 
 /// One `pull`: plan against the cache, prove same-size files by CRC, create
 /// empty files, download the rest in parallel, and report each file.
-public struct PullSession {
-    public let manifest: Manifest
-    public let root: CacheRoot
-    public let options: TransferOptions
+package struct PullSession {
+    package let manifest: Manifest
+    package let root: CacheRoot
+    package let options: TransferOptions
     /// The one sink of everything the pull does, file by file.
-    public let events: any PullEvents
+    package let events: any PullEvents
     /// Stops the transfers (keeping partials) when a stop is requested.
-    public let stop: StopSource
+    package let stop: StopSource
     /// Monotonic seconds, for retries, stalls, progress and commit groups.
-    public let clock: @Sendable () -> Double
+    package let clock: @Sendable () -> Double
     /// What carries the downloads: libcurl, or a fake in unit tests.
     let transport: any Transport
     /// Directories besides DEST whose files may be copied instead of downloaded (`--reuse-from`, another
     /// generation), searched in this order after DEST's own files.
-    public let reuseFrom: [ReuseSource]
+    package let reuseFrom: [ReuseSource]
 
     package init(
         manifest: Manifest, root: CacheRoot, options: TransferOptions, events: any PullEvents, stop: StopSource,
@@ -38,17 +38,17 @@ public struct PullSession {
     }
 
     /// How the run ended, with every file's result.
-    public struct Outcome: Sendable {
-        public var results: [FileResult]
+    package struct Outcome: Sendable {
+        package var results: [FileResult]
         /// Files `--delete` removed, and those it could not.
-        public var deletion = ExtraRemoval.Outcome()
-        public var interrupted: Bool
+        package var deletion = ExtraRemoval.Outcome()
+        package var interrupted: Bool
         /// A local failure (disk full, I/O error) stopped the run early.
-        public var stoppedByLocalError: Bool
+        package var stoppedByLocalError: Bool
     }
 
     /// Why a pull could not start.
-    public enum StartError: Error {
+    package enum StartError: Error {
         case scan(SystemError)
         /// The state index is there but cannot be read: whether files are current, and whether DEST is
         /// managed, must not be guessed.
@@ -68,7 +68,7 @@ public struct PullSession {
     /// `walk` is the cache's walk when the caller started it early; by default it starts here, and runs
     /// while this thread reads the state index and matches it with the manifest. `index` is the state
     /// index the caller already read or wrote in the cache directory under the lock, if it has one.
-    public func run(
+    package func run(
         verifyAll: Bool = false, deleteUpTo maximumDeletions: Int? = nil, walk: CacheWalk? = nil, index: StateIndex? = nil
     ) throws(StartError) -> Outcome {
         let walk = walk ?? CacheWalk(root)

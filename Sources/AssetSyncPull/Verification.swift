@@ -1,12 +1,12 @@
-public import AssetSyncCache
-public import AssetSyncModel
-public import AssetSyncSystem
+package import AssetSyncCache
+package import AssetSyncModel
+package import AssetSyncSystem
 
 /// `assetsync verify`: read every file of the manifest and prove it by its CRC-32,
 /// ignoring the state index, then record what was proven and forget what was not.
 /// A stop ends the reading at once and leaves the index as it was (nil).
-public enum Verification {
-    public static func run(
+package enum Verification {
+    package static func run(
         manifest: Manifest, root: CacheRoot, until shouldStop: @escaping @Sendable () -> Bool = { false }
     ) throws(SystemError) -> [ContentCheck.Verdict]? {
         guard let verdicts = ContentCheck.verdicts(of: manifest.entries, in: root, until: shouldStop) else { return nil }

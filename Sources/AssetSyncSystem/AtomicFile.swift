@@ -11,7 +11,7 @@ package import Glibc
 /// hard links outside DEST, is never opened for writing. The temporary may be made in
 /// another directory of the same file system (the cache stages its temporaries where
 /// its in-flight files live, so that a killed run leaves nothing anywhere else).
-public enum AtomicFile {
+package enum AtomicFile {
     /// What every temporary name holds after its target's name; a crashed run's leftovers are found by it.
     static let temporaryMarker = ".tmp-"
 
@@ -77,7 +77,7 @@ public enum AtomicFile {
     }
 
     /// Replaces the file at `path` with `text` (for files outside the cache, such as `manifest --output`).
-    public static func write(_ text: String, to path: String) throws(SystemError) {
+    package static func write(_ text: String, to path: String) throws(SystemError) {
         let directoryPath = PathName.directory(of: path)
         let name = String(PathName.split(path).name)
         let directory = open(directoryPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

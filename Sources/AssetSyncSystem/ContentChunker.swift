@@ -1,4 +1,4 @@
-public import AssetSyncModel
+package import AssetSyncModel
 
 /// Content-defined chunking, FastCDC-style: a gear hash rolls over the bytes, and a chunk ends
 /// where its top bits are zero, so that boundaries follow the content and an insertion moves only
@@ -10,8 +10,8 @@ public import AssetSyncModel
 ///
 /// The gear table and the cut test are part of the manifest format: a list made with other ones
 /// would match no old chunk. Not copyable: it owns a SHA-256 context.
-public struct ContentChunker: ~Copyable {
-    public let parameters: ChunkParameters
+package struct ContentChunker: ~Copyable {
+    package let parameters: ChunkParameters
     private let hasher = SHA256()
     private var hash: UInt64 = 0
     /// Bytes of the chunk under way.
@@ -22,7 +22,7 @@ public struct ContentChunker: ~Copyable {
     private let smallMask: UInt64
     private let largeMask: UInt64
 
-    public init(parameters: ChunkParameters) {
+    package init(parameters: ChunkParameters) {
         self.parameters = parameters
         smallMask = ~(UInt64.max >> UInt64(parameters.averageBits + 2))
         largeMask = ~(UInt64.max >> UInt64(parameters.averageBits - 2))
@@ -42,7 +42,7 @@ public struct ContentChunker: ~Copyable {
 
     /// Cuts `bytes`, the next ones of the file, calling `chunk` with the length and digest of each
     /// chunk that ends inside them.
-    public mutating func feed<Failure: Error>(
+    package mutating func feed<Failure: Error>(
         _ bytes: UnsafeRawBufferPointer, _ chunk: (_ length: Int, _ digest: ChunkDigest) throws(Failure) -> Void
     ) throws(Failure) {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count > 0 else { return }
@@ -97,7 +97,7 @@ public struct ContentChunker: ~Copyable {
     }
 
     /// The last chunk: the bytes fed since the last cut, or nil when there are none.
-    public mutating func finish() -> (length: Int, digest: ChunkDigest)? {
+    package mutating func finish() -> (length: Int, digest: ChunkDigest)? {
         guard length > 0 else { return nil }
         defer {
             length = 0
@@ -107,7 +107,7 @@ public struct ContentChunker: ~Copyable {
     }
 
     /// Cuts `bytes` as `feed` does, keeping the chunks for `finishList`.
-    public mutating func collect(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func collect(_ bytes: UnsafeRawBufferPointer) {
         var lengths = collected.lengths
         var digests = collected.digests
         collected = ([], [])
@@ -119,7 +119,7 @@ public struct ContentChunker: ~Copyable {
     }
 
     /// The chunk list of every byte given to `collect`.
-    public mutating func finishList() -> ChunkList {
+    package mutating func finishList() -> ChunkList {
         var (lengths, digests) = collected
         collected = ([], [])
         if let last = finish() {
@@ -130,7 +130,7 @@ public struct ContentChunker: ~Copyable {
     }
 
     /// The chunk list of `bytes` alone.
-    public static func list(of bytes: UnsafeRawBufferPointer, parameters: ChunkParameters) -> ChunkList {
+    package static func list(of bytes: UnsafeRawBufferPointer, parameters: ChunkParameters) -> ChunkList {
         var chunker = ContentChunker(parameters: parameters)
         chunker.collect(bytes)
         return chunker.finishList()

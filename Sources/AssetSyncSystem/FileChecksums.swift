@@ -1,13 +1,13 @@
-public import AssetSyncModel
+package import AssetSyncModel
 
 /// A file's CRC-32 and, when asked for, its SHA-256, from one pass over its bytes.
-public struct FileChecksums: Sendable {
-    public var crc32: UInt32
-    public var sha256: SHA256Digest?
+package struct FileChecksums: Sendable {
+    package var crc32: UInt32
+    package var sha256: SHA256Digest?
 
     /// The checksums of the first `length` bytes of `fd`, read with `pread` in chunks of `buffer`'s
     /// size; the SHA-256 only `withSHA256`. `shouldStop` ends the read with `ECANCELED` (see `readPieces`).
-    public static func of(
+    package static func of(
         fd: Int32, length: Int64, withSHA256: Bool, buffer: UnsafeMutableRawBufferPointer, path: String,
         until shouldStop: () -> Bool = { false }
     ) throws(SystemError) -> FileChecksums {
@@ -23,7 +23,7 @@ public struct FileChecksums: Sendable {
         return FileChecksums(crc32: crc.value, sha256: hasher.finish())
     }
 
-    public init(crc32: UInt32, sha256: SHA256Digest? = nil) {
+    package init(crc32: UInt32, sha256: SHA256Digest? = nil) {
         self.crc32 = crc32
         self.sha256 = sha256
     }

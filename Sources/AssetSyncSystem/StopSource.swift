@@ -3,18 +3,18 @@ import Glibc
 /// How long-running work learns that it must stop (a signal, in the CLI): a flag it
 /// checks, and a descriptor that becomes readable when the flag may have turned true,
 /// so that a thread blocked in `poll` wakes at once.
-public struct StopSource: Sendable {
+package struct StopSource: Sendable {
     /// Readable once a stop may have been requested; -1 for none.
-    public var wakeFD: Int32
-    public var isRequested: @Sendable () -> Bool
+    package var wakeFD: Int32
+    package var isRequested: @Sendable () -> Bool
 
-    public init(wakeFD: Int32, isRequested: @escaping @Sendable () -> Bool) {
+    package init(wakeFD: Int32, isRequested: @escaping @Sendable () -> Bool) {
         self.wakeFD = wakeFD
         self.isRequested = isRequested
     }
 
     /// Work that is never asked to stop.
-    public static let never = StopSource(wakeFD: -1, isRequested: { false })
+    package static let never = StopSource(wakeFD: -1, isRequested: { false })
 
     /// The one interruptible wait: sleeps `seconds` by `clock` (monotonic seconds), waking at once
     /// when a stop is requested; false when it was. Each poll lasts at most `slice` seconds, so that

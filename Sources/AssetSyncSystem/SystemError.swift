@@ -1,28 +1,28 @@
-public import AssetSyncModel
+package import AssetSyncModel
 import Glibc
 
 /// A failed system call: which call, on which path, and the `errno` it set.
-public struct SystemError: ExplainedError, Equatable, CustomStringConvertible {
-    public var call: String
-    public var path: String?
-    public var code: Int32
+package struct SystemError: ExplainedError, Equatable, CustomStringConvertible {
+    package var call: String
+    package var path: String?
+    package var code: Int32
 
     /// `code` defaults to the current `errno`.
-    public init(_ call: String, path: String? = nil, code: Int32? = nil) {
+    package init(_ call: String, path: String? = nil, code: Int32? = nil) {
         self.call = call
         self.path = path
         self.code = code ?? errno
     }
 
     /// The C library's text for the error, such as "No such file or directory".
-    public var reason: String { String(cString: strerror(code)) }
+    package var reason: String { String(cString: strerror(code)) }
 
-    public var kind: ErrorKind { .localIO }
+    package var kind: ErrorKind { .localIO }
 
     /// Errors after which no other file can be written either (disk full, quota, I/O error, read-only).
-    public var stopsTheRun: Bool { [ENOSPC, EDQUOT, EIO, EROFS].contains(code) }
+    package var stopsTheRun: Bool { [ENOSPC, EDQUOT, EIO, EROFS].contains(code) }
 
-    public var description: String {
+    package var description: String {
         if let path { return "\(call) '\(path)': \(reason)" }
         return "\(call): \(reason)"
     }

@@ -1,21 +1,21 @@
 /// Where the user's credentials (`--header` values, netrc) may be sent: the origin (scheme, host
 /// and port) of a manifest URL, and hosts named on the command line with `--auth-host`. A manifest
 /// never widens it: its `url=`s and mirrors on any other host are asked without credentials.
-public struct CredentialScope: Sendable, Equatable {
+package struct CredentialScope: Sendable, Equatable {
     /// Origins as `RedirectRule.origin` spells them: `https://cdn.example.com:443`.
     private var origins: Set<String> = []
     /// `--auth-host` names, lower-cased: `host` (any port) or `host:port`.
     private var hosts: Set<String> = []
 
     /// Admits no host.
-    public init() {}
+    package init() {}
 
     /// Admits the origin of `url` (the manifest's own URL).
-    public mutating func admit(originOf url: String) { origins.insert(RedirectRule.origin(of: url)) }
+    package mutating func admit(originOf url: String) { origins.insert(RedirectRule.origin(of: url)) }
 
     /// Admits `HOST` on every port, or `HOST:PORT` (an IPv6 address in brackets) on that port only;
     /// false (admitting nothing) when `spec` is not such a name.
-    public mutating func admit(host spec: String) -> Bool {
+    package mutating func admit(host spec: String) -> Bool {
         let lower = spec.lowercased()
         guard let (host, port) = Self.split(lower), !host.isEmpty, host.hasPrefix("[") || !host.contains(":"),
               host.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && !"/?#@\\\"".unicodeScalars.contains($0) }),
@@ -25,10 +25,10 @@ public struct CredentialScope: Sendable, Equatable {
         return true
     }
 
-    public var isEmpty: Bool { origins.isEmpty && hosts.isEmpty }
+    package var isEmpty: Bool { origins.isEmpty && hosts.isEmpty }
 
     /// Whether a request to `url` may carry the credentials.
-    public func admits(_ url: String) -> Bool {
+    package func admits(_ url: String) -> Bool {
         let origin = RedirectRule.origin(of: url)
         if origins.contains(origin) { return true }
         let authority = origin.drop { $0 != "/" }.drop { $0 == "/" }  // after "scheme://"

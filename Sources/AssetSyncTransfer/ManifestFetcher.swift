@@ -1,5 +1,5 @@
-public import AssetSyncModel
-public import AssetSyncSystem
+package import AssetSyncModel
+package import AssetSyncSystem
 import CCurl
 import CCurlShim
 import Glibc
@@ -9,25 +9,25 @@ import Glibc
 /// destination keeps a copy from the same URL, the request is conditional and a
 /// 304 reuses the copy. Transfers and backoff waits wake on the stop source's
 /// descriptor, so a stop request ends a fetch at once.
-public final class ManifestFetcher {
-    public struct Fetched: Sendable {
+package final class ManifestFetcher {
+    package struct Fetched: Sendable {
         /// The file that holds the manifest now.
-        public var path: String
+        package var path: String
         /// The server said 304: the cached copy is current.
-        public var notModified: Bool
+        package var notModified: Bool
     }
 
     /// The manifest could not be fetched: the server or the network failed, or the file could not be written.
-    public struct Failure: ExplainedError, CustomStringConvertible {
-        public var description: String
-        public var remedy: Remedy?
+    package struct Failure: ExplainedError, CustomStringConvertible {
+        package var description: String
+        package var remedy: Remedy?
         /// The HTTP status of the final answer, when the server gave one that ended the fetch (404 says the file is not there).
-        public var status: Int?
+        package var status: Int?
         /// The limit the answer went past, when that is what ended the fetch.
-        public var sizeLimitExceeded: Int64?
+        package var sizeLimitExceeded: Int64?
         /// A refused request or a failed transfer; a failed local write is still reported as such,
         /// since nothing was downloaded either way.
-        public var kind: ErrorKind { .remote }
+        package var kind: ErrorKind { .remote }
 
         package init(description: String, remedy: Remedy? = nil, status: Int? = nil, sizeLimitExceeded: Int64? = nil) {
             self.description = description
@@ -55,7 +55,7 @@ public final class ManifestFetcher {
     /// - Parameters:
     ///   - sizeLimit: the most bytes the file may have; a longer answer is cut off there and fails.
     ///   - stop: once requested, the fetch throws at once, waits for a retry included.
-    public init(
+    package init(
         options: TransferOptions, sizeLimit: Int64 = Manifest.sizeLimit, stop: StopSource = .never
     ) {
         self.options = options
