@@ -14,7 +14,9 @@ public enum AssetSync {
     public static func pull(
         _ request: PullRequest, observe: @escaping @Sendable (PullEvent) -> Void = { _ in }
     ) async throws(AssetSyncError) -> PullReport {
-        let report = try await run { run throws(AssetSyncError) in try run.pull(events: EventRelay(observe: observe), tell: observe) }(request)
+        let report = try await run { stop throws(AssetSyncError) in
+            try RequestRun(request: request, stop: stop).pull(events: EventRelay(observe: observe), tell: observe)
+        }
         if report.interrupted, Task.isCancelled { throw .cancelled }
         return report
     }
@@ -39,13 +41,13 @@ public enum AssetSync {
 
     /// What a pull would do, from the state index and a walk of the destination: nothing is read or fetched but the manifest.
     public static func plan(_ request: PullRequest) async throws(AssetSyncError) -> PlanSummary {
-        try await run { run throws(AssetSyncError) in try run.plan() }(request)
+        try await run { stop throws(AssetSyncError) in try RequestRun(request: request, stop: stop).plan() }
     }
 
     /// Reads every file of the manifest in the destination and proves it, whatever the state index
     /// says, recording what was proven; a file found missing or corrupt is named with why.
     public static func verify(_ request: PullRequest) async throws(AssetSyncError) -> VerifyReport {
-        try await run { run throws(AssetSyncError) in try run.verify() }(request)
+        try await run { stop throws(AssetSyncError) in try RequestRun(request: request, stop: stop).verify() }
     }
 
     /// Points a destination in generations (`PullRequest.Layout.generations`) back at the one before
@@ -53,31 +55,28 @@ public enum AssetSync {
     /// there with the size, modification time and inode it was proven with, and, `readingEveryFile`,
     /// the checksums too. Returns the generation the destination shows now.
     public static func rollback(destination: String, readingEveryFile: Bool = false, lockWaitSeconds: Double = 0) async throws(AssetSyncError) -> String {
-        var request = PullRequest(manifest: .bytes([], name: "none"), destination: destination)
-        request.lockWaitSeconds = lockWaitSeconds
-        return try await run { run throws(AssetSyncError) in try run.rollback(reading: readingEveryFile) }(request)
+        try await run { stop throws(AssetSyncError) in
+            try DestinationAccess(destination: destination, lockWaitSeconds: lockWaitSeconds, stop: stop).rollback(reading: readingEveryFile)
+        }
     }
 
-    /// `body` as an async function of a request: run on a thread of its own with a stop source that
-    /// the calling task's cancellation sets.
+    /// Runs `body` on a thread of its own with a stop source that the calling task's cancellation sets.
     private static func run<Value: Sendable>(
-        _ body: @escaping @Sendable (RequestRun) throws(AssetSyncError) -> Value
-    ) -> @Sendable (PullRequest) async throws(AssetSyncError) -> Value {
-        { request async throws(AssetSyncError) -> Value in
-            try Runtime.ready()
-            guard let stop = CancellationStop() else { throw AssetSyncError(kind: .localIO, message: "cannot make a pipe to stop the request by") }
-            if Task.isCancelled { throw .cancelled }
-            let result: Result<Value, AssetSyncError> = await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    let started = JoinableThread.detached {
-                        continuation.resume(returning: Result { () throws(AssetSyncError) in try body(RequestRun(request: request, stop: stop.source)) })
-                    }
-                    if !started { continuation.resume(returning: .failure(AssetSyncError(kind: .localIO, message: "cannot start a thread"))) }
+        _ body: @escaping @Sendable (StopSource) throws(AssetSyncError) -> Value
+    ) async throws(AssetSyncError) -> Value {
+        try Runtime.ready()
+        guard let stop = CancellationStop() else { throw AssetSyncError(kind: .localIO, message: "cannot make a pipe to stop the request by") }
+        if Task.isCancelled { throw .cancelled }
+        let result: Result<Value, AssetSyncError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let started = JoinableThread.detached {
+                    continuation.resume(returning: Result { () throws(AssetSyncError) in try body(stop.source) })
                 }
-            } onCancel: {
-                stop.request()
+                if !started { continuation.resume(returning: .failure(AssetSyncError(kind: .localIO, message: "cannot start a thread"))) }
             }
-            return try result.get()
+        } onCancel: {
+            stop.request()
         }
+        return try result.get()
     }
 }

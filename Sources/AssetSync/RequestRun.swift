@@ -14,6 +14,11 @@ struct RequestRun {
     let request: PullRequest
     let stop: StopSource
 
+    /// The destination as the request names it.
+    private var access: DestinationAccess {
+        DestinationAccess(destination: request.destination, lockWaitSeconds: request.lockWaitSeconds, stop: stop)
+    }
+
     /// The transfer options the request's network settings make.
     func options() throws(AssetSyncError) -> TransferOptions {
         let network = request.network
@@ -37,33 +42,11 @@ struct RequestRun {
         return options
     }
 
-    /// `root`'s lock, waiting as the request says.
-    private func lock(_ root: CacheRoot) throws(AssetSyncError) -> CacheLock {
-        do {
-            return try CacheLock(root: root, wait: request.lockWaitSeconds, stop: stop)
-        } catch {
-            if stop.isRequested() { throw .cancelled }
-            throw AssetSyncError(error, "cannot lock \(root.path)")
-        }
-    }
-
-    /// The destination, resolved once and opened (made when missing), and locked for the run.
-    private func openDestination() throws(AssetSyncError) -> (root: CacheRoot, lock: CacheLock) {
-        let path: String
-        switch CacheDirectory.resolve(request.destination) {
-        case .success(let resolved): path = resolved
-        case .failure(let problem): throw AssetSyncError(problem.kind, "destination \(QuotedValue.quote(request.destination)): \(problem.message)")
-        }
-        let root: CacheRoot
-        do { root = try CacheRoot(resolvedPath: path) } catch { throw AssetSyncError(error, "cannot open the destination") }
-        return (root, try lock(root))
-    }
-
     /// The destination opened and locked, and the manifest: a file's or bytes' read first (a bad one
     /// leaves no destination made), a URL's fetched (conditionally) into the locked destination.
     func open(options: TransferOptions) throws(AssetSyncError) -> (root: CacheRoot, lock: CacheLock, manifest: Manifest) {
         let loaded = try localManifest()
-        let (root, lock) = try openDestination()
+        let (root, lock) = try access.openDestination()
         do {
             return (root, lock, try manifest(loaded, into: root, options: options))
         } catch {
@@ -257,11 +240,11 @@ struct RequestRun {
         defer { withExtendedLifetime(locks) {} }
         var generations: GenerationPull?
         if choice.touchesStore {
-            let store = try openStore()
-            locks.append(try lock(store.root))
+            let store = try access.openStore()
+            locks.append(try access.lock(store.root))
             do { try GenerationPull.begin(store, choice: choice).forEach { tell(.warning($0)) } } catch { throw AssetSyncError(error, nil) }
             if choice.atomic {
-                if store.destIsPlain { locks.append(try openDestination().lock) }
+                if store.destIsPlain { locks.append(try access.openDestination().lock) }
                 generations = GenerationPull(store: store, choice: choice)
             }
         }
@@ -270,7 +253,7 @@ struct RequestRun {
         if let generations {
             let loaded = try localManifest()
             do { root = try generations.build() } catch { throw AssetSyncError(error, nil) }
-            locks.append(try lock(root))
+            locks.append(try access.lock(root))
             manifest = try self.manifest(loaded, into: root, options: options)
         } else {
             let opened = try open(options: options)
@@ -300,29 +283,6 @@ struct RequestRun {
         case .keep: nil
         case .remove(let most): max(0, most)
         }
-    }
-
-    /// DEST's generation store, opened (made when missing) beside it.
-    private func openStore() throws(AssetSyncError) -> GenerationStore {
-        if case .failure(let problem) = GenerationStore.locate(request.destination) {
-            throw AssetSyncError(problem.kind, "destination \(QuotedValue.quote(request.destination)): \(problem.message)")
-        }
-        do { return try GenerationStore(dest: request.destination) } catch {
-            throw AssetSyncError(error, "cannot open the generations of \(QuotedValue.quote(request.destination))")
-        }
-    }
-
-    /// Goes back to the generation before the current one, once it is found as its pull left it
-    /// (by `stat`; reading every file too with `reading`); returns the generation shown now.
-    func rollback(reading: Bool) throws(AssetSyncError) -> String {
-        guard let mode = GenerationStore.rememberedMode(request.destination), !mode.leaving else {
-            throw .invalid("\(QuotedValue.quote(request.destination)) is not in generations, so it has none to go back to")
-        }
-        let store = try openStore()
-        let held = try lock(store.root)
-        defer { withExtendedLifetime(held) {} }
-        do { _ = try GenerationPull.finishInterruptedSteps(of: store) } catch { throw AssetSyncError(error, nil) }
-        do { return try GenerationRollback.run(store, reading: reading) } catch { throw AssetSyncError(error, nil) }
     }
 
     /// What a pull would do, without changing anything but the lock file and a fetched manifest's copy.
