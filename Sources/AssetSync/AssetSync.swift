@@ -1,3 +1,4 @@
+import AssetSyncPull
 import AssetSyncSystem
 
 /// assetsync as a library: keep a local cache directory identical to a manifest of remote files,
@@ -56,7 +57,13 @@ public enum AssetSync {
     /// the checksums too. Returns the generation the destination shows now.
     public static func rollback(destination: String, readingEveryFile: Bool = false, lockWaitSeconds: Double = 0) async throws(AssetSyncError) -> String {
         try await run { stop throws(AssetSyncError) in
-            try DestinationAccess(destination: destination, lockWaitSeconds: lockWaitSeconds, stop: stop).rollback(reading: readingEveryFile)
+            do throws(PullRunFailure) {
+                return try PullRun.rollback(
+                    dest: destination, reading: readingEveryFile, lockWait: lockWaitSeconds, effects: PullRun.Effects(stop: stop), warn: { _ in }
+                ).shows
+            } catch {
+                throw AssetSyncError(error)
+            }
         }
     }
 

@@ -1,6 +1,8 @@
+import AssetSyncCache
 import AssetSyncModel
 import AssetSyncPull
 import AssetSyncSystem
+import AssetSyncTrust
 
 /// The layers' errors in the words of the one public error.
 extension AssetSyncError {
@@ -17,6 +19,53 @@ extension AssetSyncError {
     init(_ error: some ExplainedError, _ context: String?) {
         let message = context.map { $0 + ": " + error.message } ?? error.message
         self.init(error.kind, message, remedy: error.remedy.map(Self.words), cause: error.cause.map { "\($0)" })
+    }
+
+    /// Why a request could not go on, in the library's words.
+    init(_ failure: PullRunFailure) {
+        switch failure {
+        case .keyFile(let file, let problem):
+            let why = switch problem {
+            case .unreadable(let error): "cannot be read: \(error.reason)"
+            case .notRead(let reason): reason.words
+            case .malformed(let problem): "holds no public key: " + problem
+            }
+            self = .invalid("the trusted key file \(QuotedValue.quote(file)) \(why)")
+        case .unsignable(let name):
+            self = .invalid("the manifest \(name) is given as bytes, with no signature beside it: trusted keys need a file or a URL")
+        case .manifest(let error): self.init(error, nil)
+        case .admission(let refusal): self.init(refusal)
+        case .fetch(let url, let file, let error):
+            self.init(error, file == .manifest ? "cannot fetch \(url)" : "cannot fetch the manifest's signature \(url)")
+        case .destination(let dest, let problem), .storeUnplaceable(let dest, let problem):
+            self.init(problem.kind, "destination \(QuotedValue.quote(dest)): \(problem.message)")
+        case .destinationUnopenable(let error): self.init(error, "cannot open the destination")
+        case .storeUnopenable(let dest, let error): self.init(error, "cannot open the generations of \(QuotedValue.quote(dest))")
+        case .generations(let error): self.init(error, nil)
+        case .keepWithoutGenerations: self = .invalid("generations to keep were given for a destination that is not in generations")
+        case .lock(let error, _): self.init(error, "cannot lock the destination")
+        case .reuseSource(let path): self = .invalid("reuse source \(QuotedValue.quote(path)) is not a directory that can be opened")
+        case .start(let error, let root): self.init(error, root: root)
+        case .scan(let error): self.init(error, "cannot scan the destination")
+        case .record(let error): self.init(error, "cannot record what was proven")
+        case .notInGenerations(let dest): self = .invalid("\(QuotedValue.quote(dest)) is not in generations, so it has none to go back to")
+        case .rollback(let error): self.init(error, nil)
+        case .interrupted: self = .cancelled
+        }
+    }
+
+    /// Why a manifest was not admitted: a refusal is `untrusted`.
+    private init(_ failure: AdmissionFailure) {
+        switch failure {
+        case .manifestUnreadable(let name, let error): self.init(.invalidInput, "\(name): cannot read the manifest: \(error.reason)")
+        case .manifestTooLarge(let name): self.init(.invalidInput, "\(name): the manifest is larger than its limit")
+        case .invalid(let error): self.init(error, nil)
+        case .signatureUnreadable(let path, let error): self.init(error, "cannot read the signature \(path)")
+        case .refused(let refusal, let name):
+            self.init(.untrusted, "the manifest \(name) is not trustworthy: \(refusal.description); no file was downloaded or changed")
+        case .versionUnreadable(let error): self.init(error, "cannot read the accepted manifest version")
+        case .versionUnrecorded(let error): self.init(error, "cannot record the accepted manifest version")
+        }
     }
 
     /// Why a pull could not start in the destination at `root`.

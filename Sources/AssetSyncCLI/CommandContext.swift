@@ -1,3 +1,4 @@
+package import AssetSyncPull
 package import AssetSyncSystem
 import Glibc
 
@@ -52,6 +53,19 @@ extension CommandContext {
     package var errorsGoToTerminal: Bool {
         guard isatty(console.errors) == 1 else { return false }
         return environment["TERM"].map { $0 != "dumb" } ?? false
+    }
+
+    /// What the layers take from this process: its stop request, its clock, its TMPDIR.
+    package var effects: PullRun.Effects {
+        var effects = PullRun.Effects(stop: stop)
+        effects.clock = clock
+        effects.temporaryDirectory = TemporaryFile.directory(in: environment)
+        return effects
+    }
+
+    /// How a request's failures are told for `command`.
+    package func failures(command: String, json: Bool) -> RunFailureReport {
+        RunFailureReport(command: command, console: console, json: json)
     }
 
     /// People's output on stderr (live on a terminal) and, with `json`, events on stdout.

@@ -31,12 +31,12 @@ package enum HelpText {
 
     package static let plan = CommandSpec(
         name: "plan",
-        usage: "assetsync plan <manifest> [--dest <dir>] [--json] [--reuse-from <dir> ...] " + NetworkOptions.usage + " " + ManifestTrust.usage,
+        usage: "assetsync plan <manifest> [--dest <dir>] [--json] [--reuse-from <dir> ...] " + NetworkOptions.usage + " " + TrustedKeyOption.usage,
         arguments: ["<manifest>"],
         valueOptions: ["--dest": "<dir>", "--reuse-from": "<dir>"].merging(NetworkOptions.valueOptions) { own, _ in own }
-            .merging(ManifestTrust.valueOptions) { own, _ in own },
+            .merging(TrustedKeyOption.valueOptions) { own, _ in own },
         flags: ["--json"] + NetworkOptions.flags,
-        repeatable: NetworkOptions.repeatable.union(["--reuse-from"]).union(ManifestTrust.repeatable),
+        repeatable: NetworkOptions.repeatable.union(["--reuse-from"]).union(TrustedKeyOption.repeatable),
         help: """
             OVERVIEW: Show what a pull would do, without downloading anything.
 
@@ -69,7 +69,7 @@ package enum HelpText {
               --reuse-from <dir>      Another assetsync cache on this machine, as for pull:
                                       its files are looked up as the pull would. Repeatable.
             \(NetworkOptions.help)
-            \(ManifestTrust.help)
+            \(TrustedKeyOption.help)
               -h, --help              Show help information.
 
             EXAMPLES:
@@ -87,14 +87,14 @@ package enum HelpText {
         name: "pull",
         usage: "assetsync pull <manifest> [--dest <dir>] [--jobs <n>] [--retries <n>] [--verify] [--delete] [--max-delete <n>] [--dry-run] [--quiet] [--json] "
             + "[--atomic] [--no-atomic] [--keep <n>] [--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>] [--metrics-file <path>] "
-            + "[--reuse-from <dir> ...] " + NetworkOptions.usage + " " + ManifestTrust.usage,
+            + "[--reuse-from <dir> ...] " + NetworkOptions.usage + " " + TrustedKeyOption.usage,
         arguments: ["<manifest>"],
         valueOptions: [
             "--dest": "<dir>", "--jobs": "<n>", "--retries": "<n>", "--limit-rate": "<rate>", "--lock-wait": "<seconds>",
             "--splay": "<seconds>", "--max-delete": "<n>", "--metrics-file": "<path>", "--keep": "<n>", "--reuse-from": "<dir>",
-        ].merging(NetworkOptions.valueOptions) { own, _ in own }.merging(ManifestTrust.valueOptions) { own, _ in own },
+        ].merging(NetworkOptions.valueOptions) { own, _ in own }.merging(TrustedKeyOption.valueOptions) { own, _ in own },
         flags: ["--verify", "--delete", "--dry-run", "--quiet", "--json", "--atomic", "--no-atomic"] + NetworkOptions.flags,
-        repeatable: NetworkOptions.repeatable.union(["--reuse-from"]).union(ManifestTrust.repeatable),
+        repeatable: NetworkOptions.repeatable.union(["--reuse-from"]).union(TrustedKeyOption.repeatable),
         help: """
             OVERVIEW: Download what is missing or changed, verify it, and commit it atomically.
 
@@ -158,7 +158,7 @@ package enum HelpText {
                                       downloaded, once the copy is proven. Repeatable. Files
                                       renamed or moved inside the cache directory are always reused.
             \(NetworkOptions.help)
-            \(ManifestTrust.help)
+            \(TrustedKeyOption.help)
               -h, --help              Show help information.
 
             EXAMPLES:
@@ -177,12 +177,12 @@ package enum HelpText {
     package static let verify = CommandSpec(
         name: "verify",
         usage: "assetsync verify <manifest> [--dest <dir>] [--repair] [--json] [--lock-wait <seconds>] " + NetworkOptions.usage
-            + " " + ManifestTrust.usage,
+            + " " + TrustedKeyOption.usage,
         arguments: ["<manifest>"],
         valueOptions: ["--dest": "<dir>", "--lock-wait": "<seconds>"].merging(NetworkOptions.valueOptions) { own, _ in own }
-            .merging(ManifestTrust.valueOptions) { own, _ in own },
+            .merging(TrustedKeyOption.valueOptions) { own, _ in own },
         flags: ["--repair", "--json"] + NetworkOptions.flags,
-        repeatable: NetworkOptions.repeatable.union(ManifestTrust.repeatable),
+        repeatable: NetworkOptions.repeatable.union(TrustedKeyOption.repeatable),
         help: """
             OVERVIEW: Read every file of the manifest and prove it by its CRC-32.
 
@@ -208,7 +208,7 @@ package enum HelpText {
               --lock-wait <seconds>   How long to wait for another run's lock on the cache
                                       directory before exiting with status 4. (default: 0)
             \(NetworkOptions.help)
-            \(ManifestTrust.help)
+            \(TrustedKeyOption.help)
               -h, --help              Show help information.
 
             EXAMPLES:

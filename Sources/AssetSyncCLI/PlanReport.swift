@@ -1,5 +1,6 @@
 import AssetSyncManifestIO
 package import AssetSyncModel
+package import AssetSyncPull
 import AssetSyncSystem
 
 /// Renders a `SyncPlan` as a table for people or as JSON lines for machines,

@@ -1,7 +1,6 @@
 import AssetSyncCache
 import AssetSyncModel
 package import AssetSyncPull
-import AssetSyncSystem
 package import AssetSyncTransfer
 
 /// `assetsync pull`: make the cache match the manifest, every file proven by its CRC-32.
@@ -39,81 +38,33 @@ package enum PullCommand {
             throw CommandLineTool.usageFailure(error, console: console)
         }
         if arguments.flags.contains("--dry-run") { return try PlanCommand.run(arguments, context: context) }
-        let source = arguments.arguments[0]
-        let trust = try ManifestTrust.parse(arguments, command: command, console: console)
-        // With --trusted-key, a local manifest's signature is checked before anything else happens.
-        let admitted = CommandSteps.isURL(source) ? nil : try trust?.admit(localManifest: source)
-        // A local manifest is read while the cache directory is opened, locked and walked. A bad one
-        // is still the error told, ahead of any about the cache, and the run leaves nothing it made.
-        // A remote one is fetched (after the splay) into the locked cache directory.
-        let input = context.input
-        let local = CommandSteps.isURL(source) ? nil : BackgroundWork {
-            admitted.map { .success($0.manifest) } ?? CommandSteps.loadManifest(source, input: input)
-        }
-        let badManifestFirst = { () throws(ExitStatus) in if let local { _ = try CommandSteps.reported(local.value(), console: console) } }
-        // In atomic mode, the published generation is walked while the manifest is read: the store's
-        // lock waits for a valid manifest, and the next generation is made from that one.
-        let early = local == nil ? nil : AtomicPull.earlyWalk(arguments)
-        let atomic = try AtomicPull.open(arguments, command: command, context: context, checkingFirst: badManifestFirst)
-        let root: CacheRoot
-        if let atomic {
-            root = try atomic.build(console: console)
-        } else {
-            root = try CommandSteps.openCache(arguments, console: console, checkingFirst: badManifestFirst)
-        }
-        let lock = try CommandSteps.lock(root, arguments, command: command, context: context, checkingFirst: badManifestFirst)
-        defer { withExtendedLifetime((lock, atomic)) {} }
-        if waits.splay > 0, Splay.wait(upTo: waits.splay, stop: context.stop, clock: context.clock) { throw .interrupted }
-        let walk = local.map { _ in atomic?.walk(of: root, early: early) ?? CacheWalk(root) }
-        let manifest: Manifest
-        if let local {
-            do {
-                manifest = try CommandSteps.reported(local.value(), console: console)
-                if let trust, let admitted { try trust.acceptVersion(of: admitted, root: root, manifest: source) }
-            } catch {
-                root.forgetWhatThisRunCreated()
-                throw error
-            }
-        } else if let trust {
-            manifest = try trust.accept(remoteManifest: source, root: root, options: options, context: context)
-        } else {
-            manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, context: context)
-        }
-        let reuseFrom = (atomic?.store.reuseSources() ?? []) + (try CommandSteps.reuseFromSources(arguments, command: command, console: console))
-        let reporter = context.pullReporters(quiet: arguments.flags.contains("--quiet"), json: arguments.flags.contains("--json"))
-        let started = context.clock()
-        let outcome: PullSession.Outcome
-        do {
-            outcome = try PullSession(manifest: manifest, root: root, options: options, events: reporter, stop: context.stop,
-                clock: context.clock, reuseFrom: reuseFrom)
-                .run(verifyAll: arguments.flags.contains("--verify"), deleteUpTo: waits.deleteUpTo, walk: walk, index: atomic?.store.buildIndex)
+        var request = CommandSteps.request(arguments, options: options, context: context)
+        do throws(UsageError) {
+            let (atomic, plain) = (arguments.flags.contains("--atomic"), arguments.flags.contains("--no-atomic"))
+            if atomic, plain { throw UsageError(message: "'--atomic' and '--no-atomic' exclude each other", command: command) }
+            request.layout = atomic ? .atomic : plain ? .plain : .asBefore
+            request.keep = try keepOption.value(in: arguments, environment: context.environment, command: command).map { Int($0) }
         } catch {
-            switch error {
-            case .scan, .readState, .state:
-                console.err("Error: \(error.message).\n")
-            case .notEnoughSpace(let shortfall):
-                console.err(
-                    "Error: not enough free space in \(root.path): the pull needs \(ByteCount.human(shortfall.needed)) "
-                        + "(\(ByteCount.human(shortfall.toDownload)) to download and a margin of \(ByteCount.human(shortfall.margin))), "
-                        + "but \(ByteCount.human(shortfall.free)) is free. Nothing was downloaded; free some space and run again.\n")
-            case .deleteInUnmanagedDirectory:
-                root.forgetWhatThisRunCreated()
-                console.err(
-                    "Error: --delete removes nothing from \(root.path): no earlier pull completed there (it has no "
-                        + ".assetsync/state), so it may not be a directory assetsync manages. Pull once without --delete first.\n")
-            case .tooManyDeletions(let count, let maximum):
-                console.err(
-                    "Error: --delete would remove \(count) files, more than --max-delete \(maximum); nothing was changed. "
-                        + "Check that this is the right manifest, or pass --max-delete \(count).\n")
-            }
-            throw ExitStatus(error.kind)
+            throw CommandLineTool.usageFailure(error, console: console)
         }
-        metrics?.count(outcome)
-        var status = Self.status(of: outcome)
-        if let atomic, status == .success {
-            do { try atomic.publish(root, console: console) } catch { status = error }
+        request.verifyAll = arguments.flags.contains("--verify")
+        request.deleteUpTo = waits.deleteUpTo
+        request.lockWait = waits.lockWait
+        request.splay = waits.splay
+        let reporter = context.pullReporters(quiet: arguments.flags.contains("--quiet"), json: arguments.flags.contains("--json"))
+        let pulled: PullRun.Pulled
+        do {
+            pulled = try PullRun(request, effects: context.effects).pull(events: reporter, warn: { console.err("Warning: \($0).\n") })
+        } catch {
+            throw context.failures(command: command, json: arguments.flags.contains("--json")).status(of: error)
         }
-        reporter.summarize(outcome, seconds: context.clock() - started, exitCode: status.rawValue)
+        metrics?.count(pulled.outcome)
+        var status = Self.status(of: pulled.outcome)
+        if let failure = pulled.publishFailure {
+            console.err("Error: \(failure.messageWithRemedy).\n")
+            status = ExitStatus(failure.kind)
+        }
+        reporter.summarize(pulled.outcome, seconds: pulled.seconds, exitCode: status.rawValue)
         // The events only accompany the work: a reader that closed stdout stopped them, not the pull.
         if status != .interrupted { try console.checkOutput("the JSON events", allowingClosedByReader: true) }
         if status != .success { throw status }
@@ -134,6 +85,7 @@ package enum PullCommand {
 
     package static let jobs = NumericSetting(source: .option("--jobs"), kind: .whole, range: 1...64)
     package static let retries = NumericSetting(source: .option("--retries"), kind: .whole, range: 0...100)
+    package static let keepOption = NumericSetting(source: .option("--keep"), kind: .whole, range: 1...1000)
     package static let limitRate = NumericSetting(source: .option("--limit-rate"), kind: .byteRate, range: 1...Double(1 << 40))
 
     /// The transfer options: the network options every requesting command takes, and pull's own.

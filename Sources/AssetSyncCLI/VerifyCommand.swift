@@ -1,7 +1,7 @@
 import AssetSyncManifestIO
+import AssetSyncSystem
 import AssetSyncModel
 import AssetSyncPull
-import AssetSyncSystem
 
 /// `assetsync verify`: re-read every file and prove it by its CRC-32; `--repair` downloads
 /// what is missing or corrupt through the normal atomic path.
@@ -15,35 +15,19 @@ package enum VerifyCommand {
         }
         let console = context.console
         let options = try CommandSteps.networkOptions(arguments, command: "verify", context: context)
-        let source = arguments.arguments[0]
-        let trust = try ManifestTrust.parse(arguments, command: "verify", console: console)
-        let admitted = CommandSteps.isURL(source) ? nil : try trust?.admit(localManifest: source)
-        var local = admitted?.manifest
-        if local == nil, !CommandSteps.isURL(source) { local = try CommandSteps.readManifest(source, context: context) }
-        let root = try CommandSteps.openCache(arguments, console: console)
-        let lock = try CommandSteps.lock(root, arguments, command: "verify", context: context)
-        defer { withExtendedLifetime(lock) {} }
-        let manifest: Manifest
-        if let local {
-            if let trust, let admitted { try trust.acceptVersion(of: admitted, root: root, manifest: source) }
-            manifest = local
-        } else if let trust {
-            manifest = try trust.accept(remoteManifest: source, root: root, options: options, context: context)
-        } else {
-            manifest = try CommandSteps.fetchManifest(source, cache: root, options: options, context: context)
+        var request = CommandSteps.request(arguments, options: options, context: context)
+        switch Waits.parse(arguments, environment: context.environment, command: "verify") {
+        case .success(let waits): request.lockWait = waits.lockWait
+        case .failure(let error): throw CommandLineTool.usageFailure(error, console: console)
         }
         let started = context.clock()
-        let read: [ContentCheck.Verdict]?
+        let verified: PullRun.Verified
         do {
-            read = try Verification.run(manifest: manifest, root: root, until: context.stop.isRequested)
+            verified = try PullRun(request, effects: context.effects).verify()
         } catch {
-            console.err("Error: cannot write the state index: \(error). Check free space and permissions.\n")
-            throw ExitStatus(error.kind)
+            throw context.failures(command: "verify", json: arguments.flags.contains("--json")).status(of: error)
         }
-        guard let verdicts = read else {
-            console.err("Interrupted: nothing was recorded; run 'assetsync verify' again to read every file.\n")
-            throw .interrupted
-        }
+        let (manifest, verdicts) = (verified.manifest, verified.verdicts)
         let seconds = context.clock() - started
         var missing = 0
         var corrupt = 0

@@ -1,0 +1,170 @@
+import AssetSyncCache
+import AssetSyncManifestIO
+import AssetSyncModel
+package import AssetSyncPull
+import AssetSyncSystem
+import AssetSyncTransfer
+import AssetSyncTrust
+
+/// A request's failure told on the console in the command line's words, naming its options, and
+/// the exit status it ends the command with.
+package struct RunFailureReport {
+    let command: String
+    let console: Console
+    /// With `--json`, a refused manifest is an `untrusted` event on standard output too.
+    let json: Bool
+
+    package func status(of failure: PullRunFailure) -> ExitStatus {
+        switch failure {
+        case .keyFile(let file, let problem):
+            return usage("'--trusted-key' file \(QuotedValue.quote(file)) " + Self.words(problem))
+        case .unsignable:
+            return usage("'--trusted-key' needs a manifest file or URL: standard input has no signature beside it")
+        case .manifest(let error):
+            return told("\(error.worded)\n", error.kind)
+        case .admission(let failure):
+            return status(of: failure)
+        case .fetch(let url, let file, let error):
+            let what = file == .manifest ? "the manifest" : "the manifest's signature"
+            return told("cannot fetch \(what) \(url): \(error.messageWithRemedy). Nothing was downloaded.\n", error.kind)
+        case .destination(let dest, let problem):
+            return told("--dest \(QuotedValue.quote(dest)): \(problem.message)\n", problem.kind)
+        case .destinationUnopenable(let error):
+            // A system error is most often permissions; the other errors say themselves what to do.
+            let hint = if case .system = error { " Check that it is writable." } else { "" }
+            return told("cannot open the cache directory: \(error.messageWithRemedy).\(hint)\n", error.kind)
+        case .storeUnplaceable(let dest, let problem):
+            return told("--dest \(QuotedValue.quote(dest)): \(problem.message).\n", problem.kind)
+        case .storeUnopenable(let dest, let error):
+            return told("cannot open the generations of --dest \(QuotedValue.quote(dest)): \(error.messageWithRemedy).\n", error.kind)
+        case .generations(let error):
+            return told("\(error.messageWithRemedy).\n", error.kind)
+        case .keepWithoutGenerations:
+            return usage("'--keep' goes with '--atomic'")
+        case .lock(let error, let wait):
+            switch error {
+            case .held:
+                let advice = wait > 0 ? "pass a longer --lock-wait" : "pass --lock-wait SECONDS"
+                return told("\(error.message). It is freed when that run ends; wait for it, or \(advice).\n", error.kind)
+            case .system:
+                return told("cannot lock the cache directory: \(error.message).\n", error.kind)
+            }
+        case .reuseSource(let path):
+            return usage("'--reuse-from \(path)': not a directory that can be opened")
+        case .start(let error, let root):
+            return status(of: error, root: root)
+        case .scan(let error):
+            return told("cannot scan the cache directory: \(error). Check its permissions, or run as its owner.\n", error.kind)
+        case .record(let error):
+            return told("cannot write the state index: \(error). Check free space and permissions.\n", error.kind)
+        case .notInGenerations(let dest):
+            return told(
+                "--dest \(QuotedValue.quote(dest)) is not an atomic cache directory (no pull --atomic made it one), "
+                    + "so it has no generations to go back to.\n", .invalidInput)
+        case .rollback(let error):
+            return told("\(error.description).\n", error.kind)
+        case .interrupted:
+            if command == "verify" { console.err("Interrupted: nothing was recorded; run 'assetsync verify' again to read every file.\n") }
+            return .interrupted
+        }
+    }
+
+    /// "Error: " and `text` on stderr; the exit status of `kind`.
+    private func told(_ text: String, _ kind: ErrorKind) -> ExitStatus {
+        console.err("Error: " + text)
+        return ExitStatus(kind)
+    }
+
+    private func usage(_ message: String) -> ExitStatus {
+        CommandLineTool.usageFailure(UsageError(message: message, command: command), console: console)
+    }
+
+    /// Why the pull could not start in `root`.
+    private func status(of error: PullSession.StartError, root: String) -> ExitStatus {
+        switch error {
+        case .scan, .readState, .state:
+            console.err("Error: \(error.message).\n")
+        case .notEnoughSpace(let shortfall):
+            console.err(
+                "Error: not enough free space in \(root): the pull needs \(ByteCount.human(shortfall.needed)) "
+                    + "(\(ByteCount.human(shortfall.toDownload)) to download and a margin of \(ByteCount.human(shortfall.margin))), "
+                    + "but \(ByteCount.human(shortfall.free)) is free. Nothing was downloaded; free some space and run again.\n")
+        case .deleteInUnmanagedDirectory:
+            console.err(
+                "Error: --delete removes nothing from \(root): no earlier pull completed there (it has no "
+                    + ".assetsync/state), so it may not be a directory assetsync manages. Pull once without --delete first.\n")
+        case .tooManyDeletions(let count, let maximum):
+            console.err(
+                "Error: --delete would remove \(count) files, more than --max-delete \(maximum); nothing was changed. "
+                    + "Check that this is the right manifest, or pass --max-delete \(count).\n")
+        }
+        return ExitStatus(error.kind)
+    }
+
+    /// What a key file that gave no keys is, and what to do.
+    private static func words(_ failure: KeyFileFailure) -> String {
+        switch failure {
+        case .unreadable(let error): return "cannot be read: \(error.reason)"
+        case .malformed(let problem): return ": " + problem
+        case .notRead(let reason):
+            let remedy = if case .notRegular = reason {
+                "save the public key in a file and pass that (a pipe, a process substitution, a device or a directory is never read)"
+            } else {
+                "pass the public key's own file (the .pub that 'minisign -G' writes)"
+            }
+            return "\(reason.words): \(remedy)"
+        }
+    }
+
+    /// Why a manifest was not admitted.
+    private func status(of failure: AdmissionFailure) -> ExitStatus {
+        switch failure {
+        case .manifestUnreadable(let name, let error):
+            return told("\(QuotedValue.displayPath(name)): cannot read the manifest: \(error.reason).\n", .invalidInput)
+        case .manifestTooLarge(let name):
+            return told("\(QuotedValue.displayPath(name)): the manifest is larger than the \(ByteCount.human(Manifest.sizeLimit)) limit.\n", .invalidInput)
+        case .invalid(let error):
+            return told("\(error.worded)\n", error.kind)
+        case .signatureUnreadable(let path, let error):
+            return told("cannot read the signature \(QuotedValue.displayPath(path)): \(error.reason).\n", error.kind)
+        case .refused(let refusal, let name):
+            return refuse(refusal, manifest: name)
+        case .versionUnreadable(let error):
+            return told("cannot read the accepted manifest version: \(error).\n", error.kind)
+        case .versionUnrecorded(let error):
+            return told("cannot record the accepted manifest version: \(error).\n", error.kind)
+        }
+    }
+
+    /// Tells why the manifest is refused (on stderr, and as an `untrusted` event with `--json`).
+    private func refuse(_ refusal: TrustRefusal, manifest name: String) -> ExitStatus {
+        let advice: String
+        switch refusal.reason {
+        case .missing:
+            advice = "Sign it ('assetsync sign', or 'minisign -S') and publish the .minisig beside it."
+        case .notAFile:
+            advice = "Put the signature file itself there ('assetsync sign' or 'minisign -S' writes one): only a regular file is read."
+        case .unknownKey:
+            advice = "If you trust that key, pass its public key file with --trusted-key."
+        case .malformed, .badSignature, .badTrustedComment:
+            advice = "Fetch it again from its publisher; if this persists, the manifest or its signature was tampered with."
+        case .badVersion:
+            advice = "Sign it with a trusted comment that carries 'assetsync version=N' ('assetsync sign' does)."
+        case .expired:
+            advice = "Ask its publisher to sign it again with a later --expires."
+        case .rollback:
+            advice = "Someone may be replaying an old manifest. To go back on purpose, publish it signed with a higher version."
+        }
+        console.err("Error: the manifest \(QuotedValue.displayPath(name)) is not trustworthy: \(refusal.description). No file was downloaded or changed. \(advice)\n")
+        if json {
+            var line = JSONLine(type: "untrusted")
+            line.add("manifest", name)
+            line.add("reason", refusal.code)
+            line.add("key_id", refusal.keyID?.description)
+            line.add("message", refusal.description)
+            line.add("exit_code", Int64(ExitStatus.untrusted.rawValue))
+            console.out(line.line)
+        }
+        return .untrusted
+    }
+}

@@ -1,0 +1,128 @@
+import AssetSyncTrust
+import AssetSyncCache
+import AssetSyncModel
+package import AssetSyncSystem
+package import AssetSyncTransfer
+
+/// One request carried out by the layers, the use case both the library's façade and the command
+/// line run: the trusted keys loaded, the manifest read (or fetched) and admitted, the destination
+/// opened and locked in the layout asked, then the pull, the plan or the verification. It blocks the
+/// calling thread. Every failure is one `PullRunFailure`, which the caller words.
+package struct PullRun: Sendable {
+    /// Where the manifest comes from.
+    package enum ManifestSource: Sendable {
+        case path(String)
+        /// An open descriptor (the command line's standard input), named `name` in errors.
+        case descriptor(Int32, name: String)
+        case bytes([UInt8], name: String)
+        case url(String)
+    }
+
+    /// What to do: the manifest, the destination, and how.
+    package struct Request: Sendable {
+        package var manifest: ManifestSource
+        /// The destination as given (it may be a symlink, resolved once).
+        package var dest: String
+        package var layout = GenerationPull.Asked.asBefore
+        /// Generations to keep; nil for the remembered number (or the default).
+        package var keep: Int?
+        /// Files of minisign public keys: when any is given, only a manifest signed by one is accepted.
+        package var trustedKeyFiles: [String] = []
+        /// Other caches whose files may be copied instead of downloaded.
+        package var reuseFrom: [String] = []
+        package var options = TransferOptions()
+        /// Read and prove every present file again, whatever the state index says.
+        package var verifyAll = false
+        /// Remove extras, at most this many.
+        package var deleteUpTo: Int?
+        /// Seconds to wait for another run's lock.
+        package var lockWait = 0.0
+        /// Seconds of a random wait before the first request, so that a fleet started together spreads out.
+        package var splay = 0.0
+
+        package init(manifest: ManifestSource, dest: String) {
+            self.manifest = manifest
+            self.dest = dest
+        }
+    }
+
+    /// What the run takes from its process: the stop source, the clocks, where temporary files go,
+    /// and the transport of the files.
+    package struct Effects: Sendable {
+        package var stop: StopSource
+        /// Monotonic seconds: every wait and duration.
+        package var clock: @Sendable () -> Double = MonotonicClock.now
+        /// Seconds since the epoch: a signature's expiry.
+        package var now: @Sendable () -> Int64 = WallClock.now
+        /// Where a manifest fetched with no destination to keep it in goes (a plan).
+        package var temporaryDirectory = "/tmp"
+        package var transport: any Transport = CurlTransport()
+
+        package init(stop: StopSource) { self.stop = stop }
+    }
+
+    package let request: Request
+    package let effects: Effects
+
+    package init(_ request: Request, effects: Effects) {
+        self.request = request
+        self.effects = effects
+    }
+
+    /// The admission the trusted keys ask for; nil when none are given.
+    func admission() throws(PullRunFailure) -> ManifestAdmission? {
+        guard !request.trustedKeyFiles.isEmpty else { return nil }
+        switch request.manifest {
+        case .descriptor(_, let name), .bytes(_, let name): throw .unsignable(name)
+        case .path, .url: break
+        }
+        var keys: [MinisignPublicKey] = []
+        for file in request.trustedKeyFiles {
+            do { keys += try ManifestAdmission.keys(inFile: file) } catch { throw .keyFile(file, error) }
+        }
+        return ManifestAdmission(keys: keys, now: effects.now)
+    }
+
+    /// The destination, resolved.
+    func resolvedDest() throws(PullRunFailure) -> String {
+        switch CacheDirectory.resolve(request.dest) {
+        case .success(let resolved): return resolved
+        case .failure(let problem): throw .destination(request.dest, problem)
+        }
+    }
+
+    /// The destination opened (made when missing) with its `.assetsync/`.
+    func openDest() throws(PullRunFailure) -> CacheRoot {
+        let path = try resolvedDest()
+        do { return try CacheRoot(resolvedPath: path) } catch { throw .destinationUnopenable(error) }
+    }
+
+    /// The generation store of the destination `dest`, opened (made when missing) beside it.
+    static func openStore(_ dest: String) throws(PullRunFailure) -> GenerationStore {
+        if case .failure(let problem) = GenerationStore.locate(dest) { throw .storeUnplaceable(dest, problem) }
+        do { return try GenerationStore(dest: dest) } catch { throw .storeUnopenable(dest, error) }
+    }
+
+    /// `root`'s lock, waited for up to `lockWait` seconds.
+    func lock(_ root: CacheRoot) throws(PullRunFailure) -> CacheLock { try Self.lock(root, wait: request.lockWait, effects: effects) }
+
+    /// `root`'s lock, waited for up to `wait` seconds.
+    static func lock(_ root: CacheRoot, wait: Double, effects: Effects) throws(PullRunFailure) -> CacheLock {
+        do {
+            return try CacheLock(root: root, wait: wait, stop: effects.stop, clock: effects.clock)
+        } catch {
+            if case .held = error, effects.stop.isRequested() { throw .interrupted }
+            throw .lock(error, wait: wait)
+        }
+    }
+
+    /// The other caches to reuse files from, each opened once.
+    func reuseSources() throws(PullRunFailure) -> [ReuseSource] {
+        var sources: [ReuseSource] = []
+        for path in request.reuseFrom {
+            guard let source = ReuseSource(otherCacheAt: path) else { throw .reuseSource(path) }
+            sources.append(source)
+        }
+        return sources
+    }
+}
