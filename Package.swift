@@ -56,15 +56,12 @@ let package = Package(
             name: "AssetSync",
             dependencies: [
                 "AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer", "AssetSyncTrust", "AssetSyncPull",
+                "CCurl", "CLibXML2", "CZlib", "CIsal", "CLibCrypto", "CSodium",
             ]),
         /// The commands, renderers, help text and exit codes: the only code that knows a terminal,
-        /// standard input, flags and signals.
-        .target(
-            name: "AssetSyncCLI",
-            dependencies: [
-                "AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer",
-                "AssetSyncPull", "AssetSyncTrust", "CCurl", "CLibXML2", "CZlib", "CIsal", "CLibCrypto", "CSodium",
-            ]),
+        /// standard input, flags and signals. A client of the library: it reaches the layers only
+        /// through `AssetSync` (its public API, its `package` side, and the model it re-exports).
+        .target(name: "AssetSyncCLI", dependencies: ["AssetSync"]),
         .executableTarget(name: "assetsync", dependencies: ["AssetSyncCLI"]),
         .testTarget(
             name: "AssetSyncTests",

@@ -1,3 +1,4 @@
+import AssetSyncModel
 import AssetSyncPull
 import AssetSyncSystem
 

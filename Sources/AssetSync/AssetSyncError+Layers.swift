@@ -1,8 +1,4 @@
-import AssetSyncCache
 import AssetSyncModel
-import AssetSyncPull
-import AssetSyncSystem
-import AssetSyncTrust
 
 /// The layers' errors in the words of the one public error.
 extension AssetSyncError {
@@ -26,60 +22,38 @@ extension AssetSyncError {
         switch failure {
         case .keyFile(let file, let problem):
             let why = switch problem {
-            case .unreadable(let error): "cannot be read: \(error.reason)"
-            case .notRead(let reason): reason.words
+            case .unreadable(let reason): "cannot be read: \(reason)"
+            case .notRead(let words, _): words
             case .malformed(let problem): "holds no public key: " + problem
             }
             self = .invalid("the trusted key file \(QuotedValue.quote(file)) \(why)")
         case .unsignable(let name):
             self = .invalid("the manifest \(name) is given as bytes, with no signature beside it: trusted keys need a file or a URL")
         case .manifest(let error): self.init(error, nil)
-        case .admission(let refusal): self.init(refusal)
+        case .manifestUnreadable(let name, let reason): self.init(.invalidInput, "\(name): cannot read the manifest: \(reason)")
+        case .manifestTooLarge(let name): self.init(.invalidInput, "\(name): the manifest is larger than its limit")
+        case .signatureUnreadable(let path, let reason, let kind): self.init(kind, "cannot read the signature \(path): \(reason)")
+        case .untrusted(let refusal, let name):
+            self.init(.untrusted, "the manifest \(name) is not trustworthy: \(refusal.description); no file was downloaded or changed")
+        case .versionUnreadable(let error): self.init(error, "cannot read the accepted manifest version")
+        case .versionUnrecorded(let error): self.init(error, "cannot record the accepted manifest version")
         case .fetch(let url, let file, let error):
             self.init(error, file == .manifest ? "cannot fetch \(url)" : "cannot fetch the manifest's signature \(url)")
         case .destination(let dest, let problem), .storeUnplaceable(let dest, let problem):
             self.init(problem.kind, "destination \(QuotedValue.quote(dest)): \(problem.message)")
-        case .destinationUnopenable(let error): self.init(error, "cannot open the destination")
+        case .destinationUnopenable(let error, _): self.init(error, "cannot open the destination")
         case .storeUnopenable(let dest, let error): self.init(error, "cannot open the generations of \(QuotedValue.quote(dest))")
-        case .generations(let error): self.init(error, nil)
+        case .generations(let error), .rollback(let error): self.init(error, nil)
         case .keepWithoutGenerations: self = .invalid("generations to keep were given for a destination that is not in generations")
-        case .lock(let error, _): self.init(error, "cannot lock the destination")
+        case .lockHeld(let error, _), .lockFailed(let error): self.init(error, "cannot lock the destination")
         case .reuseSource(let path): self = .invalid("reuse source \(QuotedValue.quote(path)) is not a directory that can be opened")
-        case .start(let error, let root): self.init(error, root: root)
-        case .scan(let error): self.init(error, "cannot scan the destination")
-        case .record(let error): self.init(error, "cannot record what was proven")
-        case .notInGenerations(let dest): self = .invalid("\(QuotedValue.quote(dest)) is not in generations, so it has none to go back to")
-        case .rollback(let error): self.init(error, nil)
-        case .interrupted: self = .cancelled
-        }
-    }
-
-    /// Why a manifest was not admitted: a refusal is `untrusted`.
-    private init(_ failure: AdmissionFailure) {
-        switch failure {
-        case .manifestUnreadable(let name, let error): self.init(.invalidInput, "\(name): cannot read the manifest: \(error.reason)")
-        case .manifestTooLarge(let name): self.init(.invalidInput, "\(name): the manifest is larger than its limit")
-        case .invalid(let error): self.init(error, nil)
-        case .signatureUnreadable(let path, let error): self.init(error, "cannot read the signature \(path)")
-        case .refused(let refusal, let name):
-            self.init(.untrusted, "the manifest \(name) is not trustworthy: \(refusal.description); no file was downloaded or changed")
-        case .versionUnreadable(let error): self.init(error, "cannot read the accepted manifest version")
-        case .versionUnrecorded(let error): self.init(error, "cannot record the accepted manifest version")
-        }
-    }
-
-    /// Why a pull could not start in the destination at `root`.
-    init(_ error: PullSession.StartError, root: String) {
-        switch error {
-        case .scan(let failure): self.init(failure, "cannot scan the destination")
-        case .readState(let failure): self.init(failure, "cannot read the destination's state index")
-        case .state(let failure): self.init(failure, "cannot write the destination's state index")
-        case .notEnoughSpace(let shortfall):
+        case .cannotStart(let error): self.init(error, nil)
+        case .notEnoughSpace(let shortfall, let root):
             self.init(
                 .localIO, "not enough free space in \(root): the pull needs \(ByteCount.human(shortfall.needed)), "
                     + "but \(ByteCount.human(shortfall.free)) is free; nothing was downloaded",
                 remedy: "free some space and pull again")
-        case .deleteInUnmanagedDirectory:
+        case .deleteInUnmanagedDirectory(let root):
             self.init(
                 .invalidInput, "removing extras changes nothing in \(root): no earlier pull completed there, so it may not be a directory assetsync manages",
                 remedy: "pull once keeping extras first")
@@ -87,6 +61,10 @@ extension AssetSyncError {
             self.init(
                 .invalidInput, "removing extras would remove \(count) files, more than the \(maximum) allowed; nothing was changed",
                 remedy: "check that this is the right manifest, or allow \(count)")
+        case .scan(let error): self.init(error, "cannot scan the destination")
+        case .record(let error): self.init(error, "cannot record what was proven")
+        case .notInGenerations(let dest): self = .invalid("\(QuotedValue.quote(dest)) is not in generations, so it has none to go back to")
+        case .interrupted: self = .cancelled
         }
     }
 

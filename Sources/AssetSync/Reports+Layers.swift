@@ -32,16 +32,16 @@ extension FileReport {
 }
 
 extension PullReport {
-    init(_ outcome: PullSession.Outcome) {
+    init(_ outcome: PullOutcome) {
         self.init(
             files: outcome.results.map(FileReport.init), deleted: outcome.deletion.removed,
-            notDeleted: Dictionary(outcome.deletion.failures.map { ($0.path, $0.error.description) }, uniquingKeysWith: { first, _ in first }),
+            notDeleted: Dictionary(outcome.deletion.failures.map { ($0.path, $0.error.message) }, uniquingKeysWith: { first, _ in first }),
             interrupted: outcome.interrupted, publishedGeneration: nil)
     }
 }
 
 extension VerifyReport {
-    init(manifest: Manifest, verdicts: [ContentCheck.Verdict]) {
+    init(manifest: Manifest, verdicts: [ContentVerdict]) {
         files = zip(manifest.entries, verdicts).map { entry, verdict in
             let judged: Verdict
             switch verdict {
@@ -51,7 +51,7 @@ extension VerifyReport {
             case .wrongSize(let size): judged = .corrupt("size is \(size) bytes, expected \(entry.size)")
             case .wrongCRC(let crc): judged = .corrupt("CRC-32 is \(CRC32Text.hex(crc)), expected \(CRC32Text.hex(entry.crc32))")
             case .wrongSHA256(let digest): judged = .corrupt("SHA-256 is \(digest.hex), expected \(entry.sha256?.hex ?? "none")")
-            case .unreadable(let error): judged = .unreadable(error.description)
+            case .unreadable(let error): judged = .unreadable(error.message)
             }
             return (entry.path, judged)
         }

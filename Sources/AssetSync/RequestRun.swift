@@ -11,12 +11,12 @@ struct RequestRun {
 
     /// The use case this request is.
     private func run() throws(AssetSyncError) -> PullRun {
-        let manifest: PullRun.ManifestSource = switch request.manifest {
+        let manifest: SyncRequest.ManifestSource = switch request.manifest {
         case .file(let path): .path(path)
         case .bytes(let bytes, let name): .bytes(bytes, name: name)
         case .url(let url): .url(url)
         }
-        var asked = PullRun.Request(manifest: manifest, dest: request.destination)
+        var asked = SyncRequest(manifest: manifest, dest: request.destination)
         switch request.layout {
         case .asBefore: break
         case .generations(let keep):
@@ -62,9 +62,9 @@ struct RequestRun {
     /// generations, into the next one, published only when every file is.
     func pull(events: any PullEvents, tell: (PullEvent) -> Void) throws(AssetSyncError) -> PullReport {
         let run = try run()
-        let pulled: PullRun.Pulled
+        let pulled: PullResult
         do { pulled = try run.pull(events: events, warn: { tell(.warning($0)) }) } catch { throw AssetSyncError(error) }
-        if let failure = pulled.publishFailure { throw AssetSyncError(failure, nil) }
+        if let failure = pulled.publishFailure { throw AssetSyncError(.generations(failure)) }
         var report = PullReport(pulled.outcome)
         report.publishedGeneration = pulled.published
         if let published = pulled.published { tell(.published(generation: published)) }

@@ -1,5 +1,4 @@
-package import AssetSyncPull
-package import AssetSyncSystem
+package import AssetSync
 import Glibc
 
 /// Everything a command takes from its process: the console, standard input, the environment,
@@ -18,7 +17,7 @@ package struct CommandContext: Sendable {
 
     package init(
         console: Console, input: Int32, environment: [String: String], stop: StopSource,
-        clock: @escaping @Sendable () -> Double = MonotonicClock.now
+        clock: @escaping @Sendable () -> Double = AssetSync.monotonicClock
     ) {
         self.console = console
         self.input = input
@@ -56,12 +55,7 @@ extension CommandContext {
     }
 
     /// What the layers take from this process: its stop request, its clock, its TMPDIR.
-    package var effects: PullRun.Effects {
-        var effects = PullRun.Effects(stop: stop)
-        effects.clock = clock
-        effects.temporaryDirectory = TemporaryFile.directory(in: environment)
-        return effects
-    }
+    package var effects: ProcessEffects { ProcessEffects(stop: stop, clock: clock, environment: environment) }
 
     /// How a request's failures are told for `command`.
     package func failures(command: String, json: Bool) -> RunFailureReport {

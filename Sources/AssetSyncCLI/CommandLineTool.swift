@@ -1,6 +1,4 @@
-import AssetSyncModel
-import AssetSyncManifestIO
-import AssetSyncTransfer
+import AssetSync
 import Glibc
 /// Dispatches a command line to its command and turns every failure into a
 /// message on standard error and an exit status.
@@ -12,13 +10,11 @@ package enum CommandLineTool {
         // killing the process: each command decides what that means (see Console.checkOutput).
         signal(SIGPIPE, SIG_IGN)
         let console = Console()
-        do {
-            try Transfers.initialize()
-        } catch {
-            console.err("Error: cannot set up libcurl: \(error.message).\n")
-            return ExitStatus(error.kind).rawValue
+        // libcurl's and libxml2's set-up, here on the main thread rather than on the first request's.
+        if let failure = AssetSync.setUpProcess() {
+            console.err("Error: cannot set up libcurl: \(failure.message).\n")
+            return ExitStatus(failure.kind).rawValue
         }
-        ManifestReader.prepare()  // libxml2's set-up, here on the main thread rather than on the first reader's
         Interruption.install()
         return run(words, context: .process(console: console)).rawValue
     }

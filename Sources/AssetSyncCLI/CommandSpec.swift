@@ -1,4 +1,4 @@
-package import AssetSyncModel
+package import AssetSync
 
 /// The shape of one command's command line, its usage line and its help.
 package struct CommandSpec: Sendable {

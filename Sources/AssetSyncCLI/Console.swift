@@ -1,4 +1,4 @@
-import AssetSyncSystem
+import AssetSync
 import Glibc
 import Synchronization
 
@@ -27,21 +27,24 @@ package struct Console: Sendable {
     package func checkOutput(_ what: String, allowingClosedByReader closedByReader: Bool) throws(ExitStatus) {
         let code = outputError.code.load(ordering: .acquiring)
         guard code != 0, !(closedByReader && code == EPIPE) else { return }
-        let error = SystemError("write", code: code)
-        err("Error: cannot write \(what) to standard output: \(error.reason).\n")
-        throw ExitStatus(error.kind)
+        err("Error: cannot write \(what) to standard output: \(String(cString: strerror(code))).\n")
+        throw .localIOFailure
     }
 
     /// Writes all of `text`, retrying interrupted and short writes; returns the `errno` of a failure, or 0.
     private static func write(_ text: String, to fd: Int32) -> Int32 {
         var text = text
         return text.withUTF8 { bytes in
-            do throws(SystemError) {
-                try FileDescriptor(fd).writeAll(UnsafeRawBufferPointer(bytes))
-                return 0
-            } catch {
-                return error.code
+            var done = 0
+            while done < bytes.count {
+                let written = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                done += written
             }
+            return 0
         }
     }
 }

@@ -1,4 +1,4 @@
-package import AssetSyncModel
+package import AssetSync
 
 /// The process exit codes, which scripts act on (listed in the README and in `--help`).
 package enum ExitStatus: Int32, Sendable, Error {

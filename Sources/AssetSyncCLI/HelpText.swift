@@ -1,5 +1,4 @@
-import AssetSyncModel
-import AssetSyncTransfer
+import AssetSync
 
 /// The help pages, hand-written in swift-argument-parser's layout.
 package enum HelpText {

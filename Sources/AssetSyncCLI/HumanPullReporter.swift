@@ -1,5 +1,4 @@
-package import AssetSyncModel
-package import AssetSyncPull
+package import AssetSync
 import Synchronization
 
 /// A pull's output for people, on stderr. On a terminal (`live`), a progress
@@ -94,7 +93,7 @@ package final class HumanPullReporter: PullEvents {
     }
 
     /// Erases the live block and prints the closing lines.
-    package func summarize(_ outcome: PullSession.Outcome, seconds: Double) {
+    package func summarize(_ outcome: PullOutcome, seconds: Double) {
         let text = PullLines.summary(outcome, seconds: seconds, quiet: quiet)
         state.withLock { state in
             state.latest = nil

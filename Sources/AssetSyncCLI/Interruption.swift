@@ -1,4 +1,4 @@
-package import AssetSyncSystem
+package import AssetSync
 import Glibc
 import Synchronization
 

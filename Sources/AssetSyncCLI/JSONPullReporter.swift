@@ -1,7 +1,4 @@
-import AssetSyncCache
-import AssetSyncManifestIO
-package import AssetSyncModel
-package import AssetSyncPull
+package import AssetSync
 import Synchronization
 
 /// `--json`: one JSON object per line for machines, on stdout; the field names
@@ -105,7 +102,7 @@ package final class JSONPullReporter: PullEvents {
         write(line.line)
     }
 
-    package func summarize(_ outcome: PullSession.Outcome, seconds: Double, exitCode: Int32) {
+    package func summarize(_ outcome: PullOutcome, seconds: Double, exitCode: Int32) {
         let totals = PullTotals(outcome)
         var line = JSONLine(type: "summary")
         line.add("new", totals.new)
@@ -148,7 +145,7 @@ package struct PullReporters: PullEvents {
     package func deleted(path: String) { all.forEach { $0.deleted(path: path) } }
     package func progress(_ snapshot: ProgressSnapshot) { all.forEach { $0.progress(snapshot) } }
 
-    package func summarize(_ outcome: PullSession.Outcome, seconds: Double, exitCode: Int32) {
+    package func summarize(_ outcome: PullOutcome, seconds: Double, exitCode: Int32) {
         human.summarize(outcome, seconds: seconds)
         json?.summarize(outcome, seconds: seconds, exitCode: exitCode)
     }

@@ -1,8 +1,4 @@
-import AssetSyncCache
-import AssetSyncManifestIO
-import AssetSyncModel
-import AssetSyncSystem
-import Glibc
+import AssetSync
 
 /// `assetsync manifest`: describe a directory as a manifest, for the publishing side.
 package enum ManifestCommand {
@@ -15,46 +11,27 @@ package enum ManifestCommand {
                 console: console)
         }
         let formatText = arguments.value("--format") ?? "xml"
-        guard let format = ManifestWriter.Format(rawValue: formatText) else {
+        guard formatText == "xml" || formatText == "json" else {
             throw CommandLineTool.usageFailure(
                 UsageError(message: "'--format' must be xml or json, not '\(formatText)'", command: "manifest"), console: console)
         }
         let signing = try signing(arguments, console: console)
-        var status = stat()
-        guard stat(directory, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
-            console.err("Error: \(QuotedValue.quote(directory)) is not a directory.\n")
-            throw .invalidInput
-        }
-        let manifest: Manifest
+        let report = PublishFailureReport(console: console, command: "manifest")
+        let described: (manifest: Manifest, text: String)
         do {
-            manifest = try DirectoryDescription.describe(
-                directory, base: base.hasSuffix("/") ? base : base + "/", withSHA256: arguments.flags.contains("--sha256"),
-                chunking: arguments.flags.contains("--chunks") ? ChunkParameters.standard : nil)
+            described = try AssetSync.describe(
+                directory: directory, base: base, withSHA256: arguments.flags.contains("--sha256"), chunks: arguments.flags.contains("--chunks"),
+                json: formatText == "json")
         } catch {
-            switch error {
-            case .base(let base):
-                let problem = base.problem + (base.remedy?.words ?? "") + (base.value.map { ": " + $0 } ?? "")
-                throw CommandLineTool.usageFailure(UsageError(message: "Invalid '--base': \(problem)", command: "manifest"), console: console)
-            case .scan, .read:
-                console.err("Error: cannot read \(QuotedValue.quote(directory)): \(error.message).\n")
-            case .unrepresentable:
-                console.err("Error: \(error.message). Rename it, or move it out of \(QuotedValue.quote(directory)).\n")
-            }
-            throw ExitStatus(error.kind)
+            throw report.status(of: error)
         }
-        let text = ManifestWriter.render(manifest, as: format)
         guard let output = arguments.value("--output") else {
-            console.out(text)
+            console.out(described.text)
             return try console.checkOutput("the manifest", allowingClosedByReader: false)
         }
-        do {
-            try AtomicFile.write(text, to: output)
-        } catch {
-            console.err("Error: cannot write \(QuotedValue.quote(output)): \(error).\n")
-            throw ExitStatus(error.kind)
-        }
-        console.err("Wrote \(output): \(manifest.entries.count) files, \(ByteCount.human(manifest.totalBytes)).\n")
-        if let signing { try Array(text.utf8).withBytes { bytes throws(ExitStatus) in try signing.sign(bytes, of: output, console: console) } }
+        do { try AssetSync.write(described.text, to: output) } catch { throw report.status(of: error) }
+        console.err("Wrote \(output): \(described.manifest.entries.count) files, \(ByteCount.human(described.manifest.totalBytes)).\n")
+        try signing?.sign(text: described.text, of: output, console: console)
     }
 
     /// The signing `--sign` asks for (with `--version` and `--expires`), or nil without it.

@@ -1,13 +1,11 @@
-import AssetSyncModel
-import AssetSyncSystem
-import AssetSyncTrust
-import Glibc
+import AssetSync
 
 /// The signing side of `--trusted-key`: a minisign secret key with the version and expiry its trusted
 /// comment will carry, writing `MANIFEST.minisig` (for `assetsync sign` and `manifest --sign`).
 struct ManifestSigning {
-    private let key: MinisignSecretKey
-    private let comment: TrustedComment
+    private let key: SigningKey
+    private let version: UInt64
+    private let expires: Int64?
 
     /// The options `sign` and `manifest --sign` share, with their placeholders.
     static let valueOptions = ["--version": "<n>", "--expires": "<when>"]
@@ -23,7 +21,7 @@ struct ManifestSigning {
 
     /// The signing `arguments` ask for with the secret key file `keyPath`; a bad value is a usage error.
     static func parse(_ arguments: ParsedArguments, keyPath: String, command: String, console: Console) throws(ExitStatus) -> ManifestSigning {
-        let now = Int64(time(nil))
+        let now = AssetSync.wallClock()
         let version: UInt64
         let expires: Int64?
         do throws(UsageError) {
@@ -46,47 +44,16 @@ struct ManifestSigning {
         } catch {
             throw CommandLineTool.usageFailure(error, console: console)
         }
-        let text = String(decoding: try secretKeyFile(keyPath, console: console), as: UTF8.self)
-        let key: MinisignSecretKey
+        let key: SigningKey
         do {
-            key = try MinisignSecretKey(fileText: text) {
-                PasswordPrompt.ask("Password for the secret key \(QuotedValue.quote(keyPath)): ")
-            }
+            key = try AssetSync.signingKey(at: keyPath) { PasswordPrompt.ask("Password for the secret key \(QuotedValue.quote(keyPath)): ") }
         } catch {
-            console.err("Error: the secret key \(QuotedValue.quote(keyPath)): \(error).\n")
-            throw .invalidInput
+            throw PublishFailureReport(console: console, command: command).status(of: error)
         }
         if let expires, expires <= now {
             console.err("Warning: --expires \(UTCTime.format(expires)) is already past: the signature will be refused.\n")
         }
-        return ManifestSigning(key: key, comment: TrustedComment(version: version, expires: expires))
-    }
-
-    /// The most bytes a secret key file may have: minisign's is two lines, under 300 bytes.
-    static let secretKeyFileSizeLimit = 4096
-
-    /// The bytes of the secret key file at `path`, read as every file under `.assetsync/` is (never blocking,
-    /// a regular file only, bounded; a link to one is followed); anything else is told and is exit status 2.
-    private static func secretKeyFile(_ path: String, console: Console) throws(ExitStatus) -> [UInt8] {
-        let read: RegularFileRead
-        do {
-            read = try RegularFileRead.read(path, limit: secretKeyFileSizeLimit, followingLinks: true, display: path)
-        } catch {
-            console.err("Error: cannot read the secret key \(QuotedValue.quote(path)): \(error.reason).\n")
-            throw .invalidInput
-        }
-        switch read {
-        case .bytes(let bytes):
-            return bytes
-        case .notRead(let reason):
-            let remedy = if case .notRegular = reason {
-                "keep the key in a file only the signing account can read, and pass that (a pipe, a device or a directory is never read)"
-            } else {
-                "pass the secret key's own file (the .key that 'minisign -G' writes)"
-            }
-            console.err("Error: the secret key \(QuotedValue.quote(path)) \(reason.words): \(remedy).\n")
-            throw .invalidInput
-        }
+        return ManifestSigning(key: key, version: version, expires: expires)
     }
 
     /// `text` as an instant: a UTC time, or a span from `now` in days (`30d`), hours (`12h`) or minutes (`45m`).
@@ -99,20 +66,19 @@ struct ManifestSigning {
         return now + count * unit
     }
 
-    /// Signs `bytes`, the manifest at `path`, and writes the signature to `path.minisig`.
-    func sign(_ bytes: UnsafeRawBufferPointer, of path: String, console: Console) throws(ExitStatus) {
-        var named = comment
-        named.file = String(PathName.split(path).name)
-        let signature = MinisignSignature(
-            signing: bytes, with: key, trustedComment: named.text, untrustedComment: "signature from assetsync secret key")
-        let output = path + ".minisig"
+    /// Signs the manifest read from `path` (or, given, its `text`) and writes `path.minisig`.
+    func sign(_ manifest: ManifestToSign? = nil, text: String? = nil, of path: String, console: Console) throws(ExitStatus) {
+        let output: String
         do {
-            try AtomicFile.write(String(decoding: signature.file, as: UTF8.self), to: output)
+            if let manifest {
+                output = try AssetSync.sign(manifest, of: path, with: key, version: version, expires: expires)
+            } else {
+                output = try AssetSync.sign(text: text ?? "", of: path, with: key, version: version, expires: expires)
+            }
         } catch {
-            console.err("Error: cannot write \(QuotedValue.quote(output)): \(error).\n")
-            throw ExitStatus(error.kind)
+            throw PublishFailureReport(console: console, command: "sign").status(of: error)
         }
-        let expiry = comment.expires.map { ", expires \(UTCTime.format($0))" } ?? ", never expires"
-        console.err("Wrote \(output): signed by key \(key.id), version \(comment.version)\(expiry).\n")
+        let expiry = expires.map { ", expires \(UTCTime.format($0))" } ?? ", never expires"
+        console.err("Wrote \(output): signed by key \(key.id), version \(version)\(expiry).\n")
     }
 }

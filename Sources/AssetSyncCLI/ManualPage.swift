@@ -1,4 +1,4 @@
-import AssetSyncModel
+import AssetSync
 
 /// The manual page `assetsync.1` (roff, the man macros), made from the help pages so that it
 /// says what `--help` says: the top-level help gives NAME, SYNOPSIS (with every command's usage),

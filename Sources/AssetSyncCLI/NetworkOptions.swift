@@ -1,6 +1,4 @@
-import AssetSyncModel
-package import AssetSyncTransfer
-import Glibc
+package import AssetSync
 
 /// The options of every command that makes a request (`pull`, `plan` and `verify`, for a manifest
 /// URL or a repair), and the tuning environment variables, read into `TransferOptions` by one
@@ -70,7 +68,7 @@ package enum NetworkOptions {
                 command: command)
         }
         if let caFile = arguments.value("--cacert") {
-            guard access(caFile, R_OK) == 0 else {
+            guard AssetSync.isReadable(caFile) else {
                 throw UsageError(message: "'--cacert' file \(QuotedValue.quote(caFile)) cannot be read", command: command)
             }
             options.caFile = caFile

@@ -1,4 +1,4 @@
-import AssetSyncModel
+import AssetSync
 
 /// A number given by a command-line option or an environment variable: the one parser every
 /// numeric setting goes through, so that no value can crash the process, wrap around or be

@@ -1,5 +1,4 @@
-import AssetSyncModel
-import AssetSyncPull
+import AssetSync
 
 /// `assetsync plan`: validate the manifest, scan the cache, print what a pull would do.
 package enum PlanCommand {
@@ -8,9 +7,9 @@ package enum PlanCommand {
         let options = try CommandSteps.networkOptions(arguments, command: "plan", context: context)
         var request = CommandSteps.request(arguments, options: options, context: context)
         request.verifyAll = arguments.flags.contains("--verify")
-        let planned: PullRun.Planned
+        let planned: PlanResult
         do {
-            planned = try PullRun(request, effects: context.effects).plan()
+            planned = try AssetSync.plan(request, in: context.effects)
         } catch {
             throw context.failures(command: "plan", json: arguments.flags.contains("--json")).status(of: error)
         }

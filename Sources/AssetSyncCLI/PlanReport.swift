@@ -1,7 +1,4 @@
-import AssetSyncManifestIO
-package import AssetSyncModel
-package import AssetSyncPull
-import AssetSyncSystem
+package import AssetSync
 
 /// Renders a `SyncPlan` as a table for people or as JSON lines for machines,
 /// handing the text to a sink in chunks so that a large plan is never held whole.
@@ -72,31 +69,22 @@ package enum PlanReport {
         let items = plan.items
         var totals = LineTotals()
         let blocks = (items.count + blockItems - 1) / blockItems
-        let oddBlocks = HandoffQueue<(String, LineTotals)>(capacity: 2)
         func block(_ number: Int) -> ArraySlice<SyncPlan.Item> {
             items[(number * blockItems)..<min(items.count, (number + 1) * blockItems)]
         }
-        let helper = items.count >= parallelItems ? JoinableThread {
-            for number in stride(from: 1, to: blocks, by: 2) {
+        let alternated = items.count >= parallelItems && AssetSync.alternating(
+            count: blocks,
+            even: { number in totals.add(writeJSONLines(block(number), reuse: reuse, chunkSize: chunkSize, to: sink)) },
+            odd: { number in
                 var text = ""
                 let blockTotals = writeJSONLines(block(number), reuse: reuse, chunkSize: .max) { text = $0 }
-                oddBlocks.put((text, blockTotals))
-            }
-        } : nil
-        if let helper {
-            for number in 0..<blocks {
-                if number % 2 == 0 {
-                    totals.add(writeJSONLines(block(number), reuse: reuse, chunkSize: chunkSize, to: sink))
-                } else {
-                    let (text, blockTotals) = oddBlocks.take()!
-                    sink(text)
-                    totals.add(blockTotals)
-                }
-            }
-            helper.join()
-        } else {
-            totals = writeJSONLines(items[...], reuse: reuse, chunkSize: chunkSize, to: sink)
-        }
+                return (text, blockTotals)
+            },
+            take: { (text: String, blockTotals: LineTotals) in
+                sink(text)
+                totals.add(blockTotals)
+            })
+        if !alternated { totals = writeJSONLines(items[...], reuse: reuse, chunkSize: chunkSize, to: sink) }
         var summary = JSONLine(type: "summary")
         summary.add("files", items.count - totals.count[.extra, default: 0])
         for action in SyncPlan.Action.allCases { summary.add(action.rawValue, totals.count[action, default: 0]) }

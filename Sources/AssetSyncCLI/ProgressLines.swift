@@ -1,4 +1,4 @@
-package import AssetSyncModel
+package import AssetSync
 
 /// The lines of the live progress block: one overall, one per active transfer,
 /// each fitted to the terminal's width.

@@ -1,7 +1,4 @@
-import AssetSyncCache
-import AssetSyncModel
-package import AssetSyncPull
-package import AssetSyncTransfer
+package import AssetSync
 
 /// `assetsync pull`: make the cache match the manifest, every file proven by its CRC-32.
 package enum PullCommand {
@@ -52,9 +49,9 @@ package enum PullCommand {
         request.lockWait = waits.lockWait
         request.splay = waits.splay
         let reporter = context.pullReporters(quiet: arguments.flags.contains("--quiet"), json: arguments.flags.contains("--json"))
-        let pulled: PullRun.Pulled
+        let pulled: PullResult
         do {
-            pulled = try PullRun(request, effects: context.effects).pull(events: reporter, warn: { console.err("Warning: \($0).\n") })
+            pulled = try AssetSync.pull(request, in: context.effects, events: reporter, warn: { console.err("Warning: \($0).\n") })
         } catch {
             throw context.failures(command: command, json: arguments.flags.contains("--json")).status(of: error)
         }
@@ -71,7 +68,7 @@ package enum PullCommand {
     }
 
     /// The exit status a finished pull earns: interrupted, then local failures, then others.
-    package static func status(of outcome: PullSession.Outcome) -> ExitStatus {
+    package static func status(of outcome: PullOutcome) -> ExitStatus {
         if outcome.interrupted { return .interrupted }
         let failures = outcome.results.compactMap { result -> Failure? in
             if case .failed(let failure) = result.outcome { return failure }
@@ -121,7 +118,7 @@ package struct Waits {
         do throws(UsageError) {
             if arguments.flags.contains("--delete") {
                 let maximum = try maxDeleteOption.value(in: arguments, environment: environment, command: command)
-                waits.deleteUpTo = Int(maximum ?? Double(ExtraRemoval.defaultMaximum))
+                waits.deleteUpTo = Int(maximum ?? Double(SyncRequest.defaultDeleteMaximum))
             } else if arguments.value("--max-delete") != nil {
                 throw UsageError(message: "'--max-delete' goes with '--delete'", command: command)
             }

@@ -1,6 +1,4 @@
-import AssetSyncCache
-package import AssetSyncModel
-package import AssetSyncPull
+package import AssetSync
 
 /// The words of a pull's human output, shared by the plain and the live renderer. Reasons may
 /// quote what a server sent: each goes through `QuotedValue.escapingControls` on its way out.
@@ -47,7 +45,7 @@ package enum PullLines {
 
     /// The closing lines: counts, bytes, time and rate, then each failure with its cause.
     /// With `quiet`, only what went wrong.
-    package static func summary(_ outcome: PullSession.Outcome, seconds: Double, quiet: Bool) -> String {
+    package static func summary(_ outcome: PullOutcome, seconds: Double, quiet: Bool) -> String {
         let totals = PullTotals(outcome)
         var line = "\(totals.new) new, \(totals.updated) updated, \(totals.current) current, \(totals.failures.count) failed"
         if totals.interrupted > 0 { line += ", \(totals.interrupted) interrupted" }
@@ -66,7 +64,7 @@ package enum PullLines {
             for (path, failure) in totals.failures {
                 text += "  \(QuotedValue.displayPath(path)): \(describe(failure, indent: "    "))\n"
             }
-            for (path, error) in outcome.deletion.failures { text += "  \(QuotedValue.displayPath(path)): cannot delete: \(error)\n" }
+            for (path, error) in outcome.deletion.failures { text += "  \(QuotedValue.displayPath(path)): cannot delete: \(error.message)\n" }
         }
         if let refusal = refusedEverywhere(totals) { text += refusal }
         return text
@@ -106,7 +104,7 @@ package struct PullTotals: Sendable {
     package var reused: Int64 = 0
     package var failures: [(path: String, failure: Failure)] = []
 
-    package init(_ outcome: PullSession.Outcome) {
+    package init(_ outcome: PullOutcome) {
         for result in outcome.results {
             transferred += result.transferred
             switch result.outcome {

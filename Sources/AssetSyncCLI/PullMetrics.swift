@@ -1,6 +1,4 @@
-import AssetSyncCache
-import AssetSyncModel
-import AssetSyncPull
+import AssetSync
 
 /// What one pull tells a monitoring system, in Prometheus's text exposition format (for
 /// node_exporter's textfile collector): when it ran, how it ended, the files and bytes by outcome,
@@ -40,7 +38,7 @@ struct PullMetrics {
     }
 
     /// Adds a finished pull's results.
-    mutating func count(_ outcome: PullSession.Outcome) {
+    mutating func count(_ outcome: PullOutcome) {
         for outcomeKind in Outcome.allCases {
             files[outcomeKind] = 0
             bytes[outcomeKind] = 0

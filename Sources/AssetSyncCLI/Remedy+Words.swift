@@ -1,4 +1,4 @@
-import AssetSyncModel
+import AssetSync
 
 extension Remedy {
     /// The remedy as the end of a failure's message, naming the option that applies it.

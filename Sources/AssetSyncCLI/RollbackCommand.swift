@@ -1,5 +1,4 @@
-import AssetSyncModel
-import AssetSyncPull
+import AssetSync
 
 /// `assetsync rollback`: point an atomic DEST back at its previous generation, under the store's lock,
 /// once that generation is found as its pull left it.
@@ -12,8 +11,8 @@ package enum RollbackCommand {
         case .failure(let error): throw CommandLineTool.usageFailure(error, console: console)
         }
         do {
-            let (dest, shows) = try PullRun.rollback(
-                dest: arguments.value("--dest") ?? ".", reading: arguments.flags.contains("--verify"), lockWait: wait, effects: context.effects,
+            let (dest, shows) = try AssetSync.rollback(
+                dest: arguments.value("--dest") ?? ".", reading: arguments.flags.contains("--verify"), lockWait: wait, in: context.effects,
                 warn: { console.err("Warning: \($0).\n") })
             console.err("\(dest) now shows \(shows).\n")
         } catch {

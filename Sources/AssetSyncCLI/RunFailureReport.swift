@@ -1,10 +1,4 @@
-import AssetSyncCache
-import AssetSyncManifestIO
-import AssetSyncModel
-package import AssetSyncPull
-import AssetSyncSystem
-import AssetSyncTransfer
-import AssetSyncTrust
+package import AssetSync
 
 /// A request's failure told on the console in the command line's words, naming its options, and
 /// the exit status it ends the command with.
@@ -22,17 +16,26 @@ package struct RunFailureReport {
             return usage("'--trusted-key' needs a manifest file or URL: standard input has no signature beside it")
         case .manifest(let error):
             return told("\(error.worded)\n", error.kind)
-        case .admission(let failure):
-            return status(of: failure)
+        case .manifestUnreadable(let name, let reason):
+            return told("\(QuotedValue.displayPath(name)): cannot read the manifest: \(reason).\n", .invalidInput)
+        case .manifestTooLarge(let name):
+            return told("\(QuotedValue.displayPath(name)): the manifest is larger than the \(ByteCount.human(Manifest.sizeLimit)) limit.\n", .invalidInput)
+        case .signatureUnreadable(let path, let reason, let kind):
+            return told("cannot read the signature \(QuotedValue.displayPath(path)): \(reason).\n", kind)
+        case .untrusted(let refusal, let name):
+            return refuse(refusal, manifest: name)
+        case .versionUnreadable(let error):
+            return told("cannot read the accepted manifest version: \(error.message).\n", error.kind)
+        case .versionUnrecorded(let error):
+            return told("cannot record the accepted manifest version: \(error.message).\n", error.kind)
         case .fetch(let url, let file, let error):
             let what = file == .manifest ? "the manifest" : "the manifest's signature"
             return told("cannot fetch \(what) \(url): \(error.messageWithRemedy). Nothing was downloaded.\n", error.kind)
         case .destination(let dest, let problem):
             return told("--dest \(QuotedValue.quote(dest)): \(problem.message)\n", problem.kind)
-        case .destinationUnopenable(let error):
+        case .destinationUnopenable(let error, let isSystem):
             // A system error is most often permissions; the other errors say themselves what to do.
-            let hint = if case .system = error { " Check that it is writable." } else { "" }
-            return told("cannot open the cache directory: \(error.messageWithRemedy).\(hint)\n", error.kind)
+            return told("cannot open the cache directory: \(error.messageWithRemedy).\(isSystem ? " Check that it is writable." : "")\n", error.kind)
         case .storeUnplaceable(let dest, let problem):
             return told("--dest \(QuotedValue.quote(dest)): \(problem.message).\n", problem.kind)
         case .storeUnopenable(let dest, let error):
@@ -41,28 +44,38 @@ package struct RunFailureReport {
             return told("\(error.messageWithRemedy).\n", error.kind)
         case .keepWithoutGenerations:
             return usage("'--keep' goes with '--atomic'")
-        case .lock(let error, let wait):
-            switch error {
-            case .held:
-                let advice = wait > 0 ? "pass a longer --lock-wait" : "pass --lock-wait SECONDS"
-                return told("\(error.message). It is freed when that run ends; wait for it, or \(advice).\n", error.kind)
-            case .system:
-                return told("cannot lock the cache directory: \(error.message).\n", error.kind)
-            }
+        case .lockHeld(let error, let wait):
+            let advice = wait > 0 ? "pass a longer --lock-wait" : "pass --lock-wait SECONDS"
+            return told("\(error.message). It is freed when that run ends; wait for it, or \(advice).\n", error.kind)
+        case .lockFailed(let error):
+            return told("cannot lock the cache directory: \(error.message).\n", error.kind)
         case .reuseSource(let path):
             return usage("'--reuse-from \(path)': not a directory that can be opened")
-        case .start(let error, let root):
-            return status(of: error, root: root)
+        case .cannotStart(let error):
+            return told("\(error.message).\n", error.kind)
+        case .notEnoughSpace(let shortfall, let root):
+            return told(
+                "not enough free space in \(root): the pull needs \(ByteCount.human(shortfall.needed)) "
+                    + "(\(ByteCount.human(shortfall.toDownload)) to download and a margin of \(ByteCount.human(shortfall.margin))), "
+                    + "but \(ByteCount.human(shortfall.free)) is free. Nothing was downloaded; free some space and run again.\n", .localIO)
+        case .deleteInUnmanagedDirectory(let root):
+            return told(
+                "--delete removes nothing from \(root): no earlier pull completed there (it has no "
+                    + ".assetsync/state), so it may not be a directory assetsync manages. Pull once without --delete first.\n", .invalidInput)
+        case .tooManyDeletions(let count, let maximum):
+            return told(
+                "--delete would remove \(count) files, more than --max-delete \(maximum); nothing was changed. "
+                    + "Check that this is the right manifest, or pass --max-delete \(count).\n", .invalidInput)
         case .scan(let error):
-            return told("cannot scan the cache directory: \(error). Check its permissions, or run as its owner.\n", error.kind)
+            return told("cannot scan the cache directory: \(error.message). Check its permissions, or run as its owner.\n", error.kind)
         case .record(let error):
-            return told("cannot write the state index: \(error). Check free space and permissions.\n", error.kind)
+            return told("cannot write the state index: \(error.message). Check free space and permissions.\n", error.kind)
         case .notInGenerations(let dest):
             return told(
                 "--dest \(QuotedValue.quote(dest)) is not an atomic cache directory (no pull --atomic made it one), "
                     + "so it has no generations to go back to.\n", .invalidInput)
         case .rollback(let error):
-            return told("\(error.description).\n", error.kind)
+            return told("\(error.message).\n", error.kind)
         case .interrupted:
             if command == "verify" { console.err("Interrupted: nothing was recorded; run 'assetsync verify' again to read every file.\n") }
             return .interrupted
@@ -79,60 +92,16 @@ package struct RunFailureReport {
         CommandLineTool.usageFailure(UsageError(message: message, command: command), console: console)
     }
 
-    /// Why the pull could not start in `root`.
-    private func status(of error: PullSession.StartError, root: String) -> ExitStatus {
-        switch error {
-        case .scan, .readState, .state:
-            console.err("Error: \(error.message).\n")
-        case .notEnoughSpace(let shortfall):
-            console.err(
-                "Error: not enough free space in \(root): the pull needs \(ByteCount.human(shortfall.needed)) "
-                    + "(\(ByteCount.human(shortfall.toDownload)) to download and a margin of \(ByteCount.human(shortfall.margin))), "
-                    + "but \(ByteCount.human(shortfall.free)) is free. Nothing was downloaded; free some space and run again.\n")
-        case .deleteInUnmanagedDirectory:
-            console.err(
-                "Error: --delete removes nothing from \(root): no earlier pull completed there (it has no "
-                    + ".assetsync/state), so it may not be a directory assetsync manages. Pull once without --delete first.\n")
-        case .tooManyDeletions(let count, let maximum):
-            console.err(
-                "Error: --delete would remove \(count) files, more than --max-delete \(maximum); nothing was changed. "
-                    + "Check that this is the right manifest, or pass --max-delete \(count).\n")
-        }
-        return ExitStatus(error.kind)
-    }
-
     /// What a key file that gave no keys is, and what to do.
-    private static func words(_ failure: KeyFileFailure) -> String {
-        switch failure {
-        case .unreadable(let error): return "cannot be read: \(error.reason)"
-        case .malformed(let problem): return ": " + problem
-        case .notRead(let reason):
-            let remedy = if case .notRegular = reason {
-                "save the public key in a file and pass that (a pipe, a process substitution, a device or a directory is never read)"
-            } else {
-                "pass the public key's own file (the .pub that 'minisign -G' writes)"
-            }
-            return "\(reason.words): \(remedy)"
-        }
-    }
-
-    /// Why a manifest was not admitted.
-    private func status(of failure: AdmissionFailure) -> ExitStatus {
-        switch failure {
-        case .manifestUnreadable(let name, let error):
-            return told("\(QuotedValue.displayPath(name)): cannot read the manifest: \(error.reason).\n", .invalidInput)
-        case .manifestTooLarge(let name):
-            return told("\(QuotedValue.displayPath(name)): the manifest is larger than the \(ByteCount.human(Manifest.sizeLimit)) limit.\n", .invalidInput)
-        case .invalid(let error):
-            return told("\(error.worded)\n", error.kind)
-        case .signatureUnreadable(let path, let error):
-            return told("cannot read the signature \(QuotedValue.displayPath(path)): \(error.reason).\n", error.kind)
-        case .refused(let refusal, let name):
-            return refuse(refusal, manifest: name)
-        case .versionUnreadable(let error):
-            return told("cannot read the accepted manifest version: \(error).\n", error.kind)
-        case .versionUnrecorded(let error):
-            return told("cannot record the accepted manifest version: \(error).\n", error.kind)
+    private static func words(_ problem: PullRunFailure.KeyFileProblem) -> String {
+        switch problem {
+        case .unreadable(let reason): return "cannot be read: \(reason)"
+        case .malformed(let text): return ": " + text
+        case .notRead(let words, let notARegularFile):
+            let remedy = notARegularFile
+                ? "save the public key in a file and pass that (a pipe, a process substitution, a device or a directory is never read)"
+                : "pass the public key's own file (the .pub that 'minisign -G' writes)"
+            return "\(words): \(remedy)"
         }
     }
 

@@ -1,6 +1,4 @@
-import AssetSyncManifestIO
-import AssetSyncModel
-import AssetSyncSystem
+import AssetSync
 
 /// `assetsync sign`: sign an existing manifest file as minisign does, writing `MANIFEST.minisig`
 /// with a trusted comment that carries the version and expiry `--trusted-key` checks.
@@ -49,11 +47,10 @@ package enum SignCommand {
             throw CommandLineTool.usageFailure(
                 UsageError(message: "Missing '--key <file>': the minisign secret key to sign with", command: "sign"), console: console)
         }
-        let memory = try CommandSteps.readOnce(path, displayName: path, console: console)
         // Only a manifest that pulls would accept is worth a signature (and the key's password).
-        _ = try CommandSteps.reported(
-            Result { () throws(ManifestError) in try ManifestReader.read(descriptor: memory.fd, name: path) }, console: console)
+        let manifest: ManifestToSign
+        do { manifest = try AssetSync.manifestToSign(at: path) } catch { throw PublishFailureReport(console: console, command: "sign").status(of: error) }
         let signing = try ManifestSigning.parse(arguments, keyPath: keyPath, command: "sign", console: console)
-        try signing.sign(memory.bytes, of: path, console: console)
+        try signing.sign(manifest, of: path, console: console)
     }
 }

@@ -1,7 +1,4 @@
-import AssetSyncManifestIO
-import AssetSyncSystem
-import AssetSyncModel
-import AssetSyncPull
+import AssetSync
 
 /// `assetsync verify`: re-read every file and prove it by its CRC-32; `--repair` downloads
 /// what is missing or corrupt through the normal atomic path.
@@ -21,9 +18,9 @@ package enum VerifyCommand {
         case .failure(let error): throw CommandLineTool.usageFailure(error, console: console)
         }
         let started = context.clock()
-        let verified: PullRun.Verified
+        let verified: VerifyResult
         do {
-            verified = try PullRun(request, effects: context.effects).verify()
+            verified = try AssetSync.verify(request, in: context.effects)
         } catch {
             throw context.failures(command: "verify", json: arguments.flags.contains("--json")).status(of: error)
         }
@@ -60,7 +57,7 @@ package enum VerifyCommand {
                 problem = ("corrupt", "SHA-256 is \(digest.hex), expected \(entry.sha256?.hex ?? "none")")
             case .unreadable(let error):
                 unreadable += 1
-                problem = ("error", error.description)
+                problem = ("error", error.message)
             }
             if !problem.word.isEmpty {
                 let padded = problem.word + String(repeating: " ", count: max(1, 9 - problem.word.count))

@@ -8,16 +8,6 @@ package import AssetSyncSystem
 /// build and publish of the next generation. The caller opens the store and takes the locks, and
 /// tells what goes wrong in its own words: every failure here is one `GenerationFailure`.
 package struct GenerationPull {
-    /// What the run was asked for.
-    package enum Asked: Sendable {
-        /// Atomic from now on (`--atomic`).
-        case atomic
-        /// A plain directory from now on (`--no-atomic`).
-        case plain
-        /// As the store remembers: atomic when it records the mode.
-        case asBefore
-    }
-
     /// What the run decides before it holds any lock, from what it was asked and the mode the store records.
     package struct Choice: Sendable {
         package let remembered: GenerationStore.Mode?
@@ -27,7 +17,7 @@ package struct GenerationPull {
         package let keep: Int
 
         /// Decides for DEST `dest`; `keep` as asked, or nil for the remembered one (or the default).
-        package init(dest: String, asked: Asked, keep requested: Int?) {
+        package init(dest: String, asked: SyncRequest.Layout, keep requested: Int?) {
             remembered = GenerationStore.rememberedMode(dest)
             switch asked {
             case .atomic: atomic = true

@@ -125,7 +125,7 @@ extension PullRun {
             if effects.stop.isRequested() { throw .interrupted }
             if error.status == 404 || error.status == 410 { return nil }
             if let limit = error.sizeLimitExceeded {
-                throw .admission(.refused(TrustRefusal(.malformed("it is larger than \(limit) bytes")), manifest: request.manifestName))
+                throw .untrusted(TrustRefusal(.malformed("it is larger than \(limit) bytes")), manifest: request.manifestName)
             }
             throw .fetch(url: url, .signature, error)
         }
@@ -153,7 +153,19 @@ extension PullRun {
 
     /// What `body` gives, or its failure as the run's.
     static func admitted<Value>(_ body: () throws(AdmissionFailure) -> Value) throws(PullRunFailure) -> Value {
-        do { return try body() } catch { throw .admission(error) }
+        do {
+            return try body()
+        } catch {
+            switch error {
+            case .manifestUnreadable(let name, let failure): throw .manifestUnreadable(name, reason: failure.reason)
+            case .manifestTooLarge(let name): throw .manifestTooLarge(name)
+            case .invalid(let failure): throw .manifest(failure)
+            case .signatureUnreadable(let path, let failure): throw .signatureUnreadable(path, reason: failure.reason, kind: failure.kind)
+            case .refused(let refusal, let name): throw .untrusted(refusal, manifest: name)
+            case .versionUnreadable(let failure): throw .versionUnreadable(failure)
+            case .versionUnrecorded(let failure): throw .versionUnrecorded(failure)
+            }
+        }
     }
 
     /// A manifest read by `body`, or why not.
@@ -162,7 +174,7 @@ extension PullRun {
     }
 }
 
-extension PullRun.Request {
+extension SyncRequest {
     /// The manifest as errors name it: its path, its URL, or the name of its bytes.
     package var manifestName: String {
         switch manifest {

@@ -3,18 +3,10 @@ package import AssetSyncModel
 import AssetSyncSystem
 
 extension PullRun {
-    /// What a pull would do.
-    package struct Planned: Sendable {
-        package var manifest: Manifest
-        package var plan: SyncPlan
-        /// What the pull would copy from files already on this machine.
-        package var reuse: PlannedReuse
-    }
-
     /// What a pull would do, from the state index and a scan of the destination. Nothing is made or
     /// recorded: a remote manifest is fetched into a temporary file, and a signed one's version only
     /// compared with the one the destination accepted.
-    package func plan() throws(PullRunFailure) -> Planned {
+    package func plan() throws(PullRunFailure) -> PlanResult {
         let admission = try admission()
         let local = try startReading(admission: admission)
         let loaded = try manifest(local: local, admission: admission, into: nil)
@@ -30,6 +22,6 @@ extension PullRun {
         // moved entries), its other generations, then the other caches, as the pull searches them.
         let sources = [ReuseSource(plannedDestinationAt: root, index: index)].compactMap { $0 }
             + GenerationStore.otherGenerations(of: request.dest) + (try reuseSources())
-        return Planned(manifest: loaded.manifest, plan: plan, reuse: PlannedReuse(plan: plan, manifest: loaded.manifest, sources: sources))
+        return PlanResult(manifest: loaded.manifest, plan: plan, reuse: PlannedReuse(plan: plan, manifest: loaded.manifest, sources: sources))
     }
 }

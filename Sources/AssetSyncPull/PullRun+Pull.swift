@@ -2,19 +2,6 @@ import AssetSyncCache
 package import AssetSyncModel
 
 extension PullRun {
-    /// What a pull did.
-    package struct Pulled: Sendable {
-        package var outcome: PullSession.Outcome
-        /// The directory it worked in: the destination, or the generation it built.
-        package var root: String
-        /// The generation the destination shows now, when this pull published one.
-        package var published: String?
-        /// Why the built generation was not published though every file was had.
-        package var publishFailure: GenerationFailure?
-        /// How long the files' work took, from the walk of the destination to the last commit (by `Effects.clock`).
-        package var seconds: Double
-    }
-
     /// Pulls: every file of the manifest into the destination, proven before it is visible; in
     /// generations, into the next one, published only when every file is. `events` hears the pull's
     /// events and `warn` what went wrong without stopping it.
@@ -23,7 +10,7 @@ extension PullRun {
     /// failure told ahead of any of the destination's, and the run then leaves nothing it made. In
     /// generations, the published one is walked while the manifest is read. A remote manifest is
     /// fetched (after the splay) into the locked destination.
-    package func pull(events: any PullEvents, warn: (String) -> Void) throws(PullRunFailure) -> Pulled {
+    package func pull(events: any PullEvents, warn: (String) -> Void) throws(PullRunFailure) -> PullResult {
         let admission = try admission()
         let local = try startReading(admission: admission)
         let early = local != nil && request.layout != .plain ? GenerationPull.earlyWalk(of: request.dest) : nil
@@ -78,17 +65,23 @@ extension PullRun {
         }
         let reuseFrom = (generations?.store.reuseSources() ?? []) + (try reuseSources())
         let started = effects.clock()
-        let outcome: PullSession.Outcome
+        let outcome: PullOutcome
         do {
             outcome = try PullSession(
                 manifest: loaded.manifest, root: root, options: request.options, events: events, stop: effects.stop, clock: effects.clock,
                 transport: effects.transport, reuseFrom: reuseFrom
             ).run(verifyAll: request.verifyAll, deleteUpTo: request.deleteUpTo, walk: walk, index: generations?.store.buildIndex)
         } catch {
-            if case .deleteInUnmanagedDirectory = error { root.forgetWhatThisRunCreated() }
-            throw .start(error, root: root.path)
+            switch error {
+            case .scan, .readState, .state: throw .cannotStart(error)
+            case .notEnoughSpace(let shortfall): throw .notEnoughSpace(shortfall, root: root.path)
+            case .deleteInUnmanagedDirectory:
+                root.forgetWhatThisRunCreated()
+                throw .deleteInUnmanagedDirectory(root: root.path)
+            case .tooManyDeletions(let count, let maximum): throw .tooManyDeletions(count: count, maximum: maximum)
+            }
         }
-        var pulled = Pulled(outcome: outcome, root: root.path, seconds: effects.clock() - started)
+        var pulled = PullResult(outcome: outcome, root: root.path, seconds: effects.clock() - started)
         if let generations, outcome.isComplete {
             do {
                 try generations.publish(root).forEach(warn)
@@ -98,14 +91,5 @@ extension PullRun {
             }
         }
         return pulled
-    }
-}
-
-extension PullSession.Outcome {
-    /// Whether the destination now matches the manifest: not interrupted, no file failed, no local
-    /// failure stopped the run, and every extra asked to go went.
-    package var isComplete: Bool {
-        !interrupted && !stoppedByLocalError && deletion.failures.isEmpty
-            && results.allSatisfy { if case .failed = $0.outcome { false } else { true } }
     }
 }

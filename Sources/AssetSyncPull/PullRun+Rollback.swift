@@ -1,4 +1,5 @@
 import AssetSyncCache
+package import AssetSyncModel
 
 extension PullRun {
     /// Points the destination `dest`, in generations, back at the generation before the current one,

@@ -2,16 +2,9 @@ package import AssetSyncModel
 import AssetSyncSystem
 
 extension PullRun {
-    /// What a verification found.
-    package struct Verified: Sendable {
-        package var manifest: Manifest
-        /// One for each entry of the manifest, in its order.
-        package var verdicts: [ContentCheck.Verdict]
-    }
-
     /// Reads every file of the manifest in the destination and proves it, whatever the state index
     /// says, under the destination's lock; records what was proven.
-    package func verify() throws(PullRunFailure) -> Verified {
+    package func verify() throws(PullRunFailure) -> VerifyResult {
         let admission = try admission()
         let local = try startReading(admission: admission)
         if let own = local?.failure { throw own }
@@ -23,6 +16,21 @@ extension PullRun {
         let read: [ContentCheck.Verdict]?
         do { read = try Verification.run(manifest: loaded.manifest, root: root, until: effects.stop.isRequested) } catch { throw .record(error) }
         guard let verdicts = read else { throw .interrupted }
-        return Verified(manifest: loaded.manifest, verdicts: verdicts)
+        return VerifyResult(manifest: loaded.manifest, verdicts: verdicts.map(ContentVerdict.init))
+    }
+}
+
+extension ContentVerdict {
+    /// A content check's verdict, its proof left behind (the state index keeps it).
+    init(_ verdict: ContentCheck.Verdict) {
+        switch verdict {
+        case .proven: self = .proven
+        case .missing: self = .missing
+        case .notARegularFile: self = .notARegularFile
+        case .wrongSize(let size): self = .wrongSize(size)
+        case .wrongCRC(let crc): self = .wrongCRC(crc)
+        case .wrongSHA256(let digest): self = .wrongSHA256(digest)
+        case .unreadable(let error): self = .unreadable(error)
+        }
     }
 }

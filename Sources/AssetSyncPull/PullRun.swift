@@ -1,7 +1,7 @@
 import AssetSyncTrust
 import AssetSyncCache
-import AssetSyncModel
-package import AssetSyncSystem
+package import AssetSyncModel
+import AssetSyncSystem
 package import AssetSyncTransfer
 
 /// One request carried out by the layers, the use case both the library's façade and the command
@@ -9,43 +9,6 @@ package import AssetSyncTransfer
 /// opened and locked in the layout asked, then the pull, the plan or the verification. It blocks the
 /// calling thread. Every failure is one `PullRunFailure`, which the caller words.
 package struct PullRun: Sendable {
-    /// Where the manifest comes from.
-    package enum ManifestSource: Sendable {
-        case path(String)
-        /// An open descriptor (the command line's standard input), named `name` in errors.
-        case descriptor(Int32, name: String)
-        case bytes([UInt8], name: String)
-        case url(String)
-    }
-
-    /// What to do: the manifest, the destination, and how.
-    package struct Request: Sendable {
-        package var manifest: ManifestSource
-        /// The destination as given (it may be a symlink, resolved once).
-        package var dest: String
-        package var layout = GenerationPull.Asked.asBefore
-        /// Generations to keep; nil for the remembered number (or the default).
-        package var keep: Int?
-        /// Files of minisign public keys: when any is given, only a manifest signed by one is accepted.
-        package var trustedKeyFiles: [String] = []
-        /// Other caches whose files may be copied instead of downloaded.
-        package var reuseFrom: [String] = []
-        package var options = TransferOptions()
-        /// Read and prove every present file again, whatever the state index says.
-        package var verifyAll = false
-        /// Remove extras, at most this many.
-        package var deleteUpTo: Int?
-        /// Seconds to wait for another run's lock.
-        package var lockWait = 0.0
-        /// Seconds of a random wait before the first request, so that a fleet started together spreads out.
-        package var splay = 0.0
-
-        package init(manifest: ManifestSource, dest: String) {
-            self.manifest = manifest
-            self.dest = dest
-        }
-    }
-
     /// What the run takes from its process: the stop source, the clocks, where temporary files go,
     /// and the transport of the files.
     package struct Effects: Sendable {
@@ -61,10 +24,10 @@ package struct PullRun: Sendable {
         package init(stop: StopSource) { self.stop = stop }
     }
 
-    package let request: Request
+    package let request: SyncRequest
     package let effects: Effects
 
-    package init(_ request: Request, effects: Effects) {
+    package init(_ request: SyncRequest, effects: Effects) {
         self.request = request
         self.effects = effects
     }
@@ -78,7 +41,14 @@ package struct PullRun: Sendable {
         }
         var keys: [MinisignPublicKey] = []
         for file in request.trustedKeyFiles {
-            do { keys += try ManifestAdmission.keys(inFile: file) } catch { throw .keyFile(file, error) }
+            do { keys += try ManifestAdmission.keys(inFile: file) } catch {
+                let problem: PullRunFailure.KeyFileProblem = switch error {
+                case .unreadable(let failure): .unreadable(failure.reason)
+                case .notRead(let reason): .notRead(reason.words, notARegularFile: { if case .notRegular = reason { true } else { false } }())
+                case .malformed(let text): .malformed(text)
+                }
+                throw .keyFile(file, problem)
+            }
         }
         return ManifestAdmission(keys: keys, now: effects.now)
     }
@@ -94,7 +64,9 @@ package struct PullRun: Sendable {
     /// The destination opened (made when missing) with its `.assetsync/`.
     func openDest() throws(PullRunFailure) -> CacheRoot {
         let path = try resolvedDest()
-        do { return try CacheRoot(resolvedPath: path) } catch { throw .destinationUnopenable(error) }
+        do { return try CacheRoot(resolvedPath: path) } catch {
+            throw .destinationUnopenable(error, isSystem: { if case .system = error { true } else { false } }())
+        }
     }
 
     /// The generation store of the destination `dest`, opened (made when missing) beside it.
@@ -111,8 +83,9 @@ package struct PullRun: Sendable {
         do {
             return try CacheLock(root: root, wait: wait, stop: effects.stop, clock: effects.clock)
         } catch {
-            if case .held = error, effects.stop.isRequested() { throw .interrupted }
-            throw .lock(error, wait: wait)
+            guard case .held = error else { throw .lockFailed(error) }
+            if effects.stop.isRequested() { throw .interrupted }
+            throw .lockHeld(error, wait: wait)
         }
     }
 

@@ -37,16 +37,6 @@ package struct PullSession {
         self.stop = stop
     }
 
-    /// How the run ended, with every file's result.
-    package struct Outcome: Sendable {
-        package var results: [FileResult]
-        /// Files `--delete` removed, and those it could not.
-        package var deletion = ExtraRemoval.Outcome()
-        package var interrupted: Bool
-        /// A local failure (disk full, I/O error) stopped the run early.
-        package var stoppedByLocalError: Bool
-    }
-
     /// Why a pull could not start.
     package enum StartError: Error {
         case scan(SystemError)
@@ -55,7 +45,7 @@ package struct PullSession {
         case readState(SystemError)
         case state(SystemError)
         /// The bytes still to fetch (less those already in partials, plus a margin) exceed the free space.
-        case notEnoughSpace(DiskSpace.Shortfall)
+        case notEnoughSpace(DiskShortfall)
         /// `--delete` on a directory no earlier run completed in (it has no committed state index).
         case deleteInUnmanagedDirectory
         /// `--delete` would remove more files than `--max-delete` allows.
@@ -70,7 +60,7 @@ package struct PullSession {
     /// index the caller already read or wrote in the cache directory under the lock, if it has one.
     package func run(
         verifyAll: Bool = false, deleteUpTo maximumDeletions: Int? = nil, walk: CacheWalk? = nil, index: StateIndex? = nil
-    ) throws(StartError) -> Outcome {
+    ) throws(StartError) -> PullOutcome {
         let walk = walk ?? CacheWalk(root)
         // Read under the lock: only a run that got as far as saving an index leaves one, so it also
         // says whether DEST is managed (`--delete`).
@@ -195,14 +185,14 @@ package struct PullSession {
         do {
             try saveState(proofs: proofs, carried: carried, previous: previous, index: committed ?? StateIndex(), create: create)
         } catch { throw .state(error) }
-        var outcome = Outcome(results: results, interrupted: ending == .interrupted, stoppedByLocalError: ending == .stoppedByLocalError)
+        var outcome = PullOutcome(results: results, interrupted: ending == .interrupted, stoppedByLocalError: ending == .stoppedByLocalError)
         if maximumDeletions != nil, ending == .finished, !extras.isEmpty {
             let rest = ExtraRemoval.remove(extras, in: root)
             for path in rest.removed { events.deleted(path: path) }
             deletion.removed += rest.removed
             deletion.failures += rest.failures
         }
-        outcome.deletion = deletion
+        outcome.deletion = PullOutcome.Deletion(removed: deletion.removed, failures: deletion.failures.map { ($0.path, $0.error) })
         return outcome
     }
 

@@ -1,4 +1,5 @@
-package import AssetSyncSystem
+package import AssetSyncModel
+import AssetSyncSystem
 import Glibc
 
 /// `--splay`: a random wait before the first request, so that a fleet started by

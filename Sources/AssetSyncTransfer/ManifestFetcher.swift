@@ -1,5 +1,5 @@
 package import AssetSyncModel
-package import AssetSyncSystem
+import AssetSyncSystem
 import CCurl
 import CCurlShim
 import Glibc

@@ -41,12 +41,5 @@ package enum RedirectRule {
     }
 
     /// Scheme, host and port: credentials stay within one.
-    package static func origin(of url: String) -> String {
-        guard let parts = try? URLRules.parse(url, field: "url") else { return url }
-        var authority = parts.authority.lowercased()
-        if !authority.hasPrefix("["), !authority.contains(":") {
-            authority += parts.scheme == "https" ? ":443" : ":80"
-        }
-        return parts.scheme + "://" + authority
-    }
+    package static func origin(of url: String) -> String { URLRules.origin(of: url) }
 }

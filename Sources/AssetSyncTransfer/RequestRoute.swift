@@ -1,3 +1,4 @@
+import AssetSyncModel
 /// Where a request goes now: the URL asked for, moved along the redirects followed under
 /// `RedirectRule`, and whether it may still carry the user's credentials (within their
 /// scope, and never past a hop that leaves the origin asked for).

@@ -1,3 +1,4 @@
+import AssetSyncModel
 /// When a failed request is tried again, for asset downloads and the manifest fetch alike:
 /// connection errors, timeouts, stalls and HTTP 408, 429 and 5xx are transient; the wait
 /// grows exponentially with jitter, and honours `Retry-After` up to five maximum delays.

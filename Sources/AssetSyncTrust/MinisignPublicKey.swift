@@ -1,4 +1,4 @@
-import AssetSyncModel
+package import AssetSyncModel
 
 /// A minisign public key: the base64 of "Ed", the 8-byte key id and the 32-byte Ed25519 key,
 /// on a line of its own, after an optional `untrusted comment:` line.

@@ -1,4 +1,4 @@
-import AssetSyncModel
+package import AssetSyncModel
 
 /// A minisign secret key file: an `untrusted comment:` line, then the base64 of the signature algorithm
 /// "Ed", the key derivation "Sc" (scrypt, encrypted by a password) or two zero bytes (none, `minisign -W`),

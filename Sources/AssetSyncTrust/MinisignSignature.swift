@@ -1,4 +1,4 @@
-import AssetSyncModel
+package import AssetSyncModel
 
 /// A `.minisig` file: an `untrusted comment:` line; the base64 of the algorithm ("ED": Ed25519 over
 /// the BLAKE2b-512 of the file; "Ed": over the file itself, minisign's legacy form), the key id and

@@ -1,3 +1,4 @@
+package import AssetSyncModel
 /// The check of a manifest's bytes against the trusted keys: a signature by one of them (any key that
 /// bears the signature's key id) over exactly those bytes, its trusted comment intact and carrying a
 /// version, and not expired. Whether the version is older than one already accepted is the cache

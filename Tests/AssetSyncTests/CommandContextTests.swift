@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import AssetSyncModel
 import Testing
 @testable import AssetSyncCLI
 @testable import AssetSyncSystem

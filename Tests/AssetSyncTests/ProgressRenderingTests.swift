@@ -92,7 +92,7 @@ import Testing
         let above = screen.written.withLock { $0[2] }
         #expect(above.hasPrefix("\u{1B}[2F\u{1B}[Jnew      a.bin (10 B)\nPulling 1/3 files"))
 
-        reporter.summarize(PullSession.Outcome(results: [], interrupted: false, stoppedByLocalError: false), seconds: 1)
+        reporter.summarize(PullOutcome(results: [], interrupted: false, stoppedByLocalError: false), seconds: 1)
         #expect(screen.written.withLock { $0.last! }.hasPrefix("\u{1B}[2F\u{1B}[J0 new, 0 updated, 0 current, 0 failed"))
     }
 

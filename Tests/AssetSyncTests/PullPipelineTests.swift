@@ -31,7 +31,7 @@ import TestSupport
     private func pull(
         _ directory: TemporaryDirectory, _ transport: FakeTransport, events: RecordingEvents = RecordingEvents(),
         stop: StopSource = .never, manifest: Manifest = Self.manifest, minimumResumableSize: Int64 = 0
-    ) throws -> PullSession.Outcome {
+    ) throws -> PullOutcome {
         var options = TransferOptions()
         options.retryBaseDelay = 0.01
         options.minimumResumableSize = minimumResumableSize

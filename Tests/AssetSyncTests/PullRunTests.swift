@@ -27,8 +27,8 @@ import TestSupport
             try directory.write("manifest.json", ManifestWriter.render(manifest, as: .json))
         }
 
-        func request() -> PullRun.Request {
-            var request = PullRun.Request(manifest: .path(manifestPath), dest: dest)
+        func request() -> SyncRequest {
+            var request = SyncRequest(manifest: .path(manifestPath), dest: dest)
             request.options.retryBaseDelay = 0.01
             return request
         }
@@ -43,7 +43,7 @@ import TestSupport
         return effects
     }
 
-    static func pull(_ request: PullRun.Request, _ effects: PullRun.Effects = effects()) throws(PullRunFailure) -> PullRun.Pulled {
+    static func pull(_ request: SyncRequest, _ effects: PullRun.Effects = effects()) throws(PullRunFailure) -> PullResult {
         try PullRun(request, effects: effects).pull(events: RecordingEvents(), warn: { _ in })
     }
 
@@ -83,7 +83,7 @@ import TestSupport
         // A clock that runs a second per reading: thirty "seconds" of waiting pass at once.
         let ticks = Mutex(0.0)
         let clock: @Sendable () -> Double = { ticks.withLock { $0 += 1; return $0 } }
-        guard case .lock(.held, let wait) = Self.failure({ () throws(PullRunFailure) in try Self.pull(request, Self.effects(clock: clock)) }) else {
+        guard case .lockHeld(_, let wait) = Self.failure({ () throws(PullRunFailure) in try Self.pull(request, Self.effects(clock: clock)) }) else {
             Issue.record("a held lock was not the failure")
             return
         }
@@ -102,7 +102,7 @@ import TestSupport
         let keyFile = try setup.directory.write("test.pub", MinisignTests.fixture("signing-test.pub"))
         var request = setup.request()
         request.trustedKeyFiles = [keyFile]
-        guard case .admission(.refused(let refusal, _)) = Self.failure({ () throws(PullRunFailure) in try Self.pull(request) }) else {
+        guard case .untrusted(let refusal, _) = Self.failure({ () throws(PullRunFailure) in try Self.pull(request) }) else {
             Issue.record("an unsigned manifest was not refused")
             return
         }
@@ -126,13 +126,13 @@ import TestSupport
         var request = setup.request()
         request.deleteUpTo = 1
         try setup.directory.write("dest/stray", "x")
-        guard case .start(.deleteInUnmanagedDirectory, _) = Self.failure({ () throws(PullRunFailure) in try Self.pull(request) }) else {
+        guard case .deleteInUnmanagedDirectory = Self.failure({ () throws(PullRunFailure) in try Self.pull(request) }) else {
             Issue.record("extras were removed from an unmanaged directory")
             return
         }
         _ = try Self.pull(setup.request())
         try setup.directory.write("dest/other", "y")
-        guard case .start(.tooManyDeletions(2, 1), _) = Self.failure({ () throws(PullRunFailure) in try Self.pull(request) }) else {
+        guard case .tooManyDeletions(2, 1) = Self.failure({ () throws(PullRunFailure) in try Self.pull(request) }) else {
             Issue.record("more extras than allowed were not refused")
             return
         }

@@ -17,7 +17,7 @@ import Testing
     }
 
     private func summary(_ results: [FileResult]) -> String {
-        PullLines.summary(PullSession.Outcome(results: results, interrupted: false, stoppedByLocalError: false), seconds: 1, quiet: false)
+        PullLines.summary(PullOutcome(results: results, interrupted: false, stoppedByLocalError: false), seconds: 1, quiet: false)
     }
 
     @Test("a server that refuses every file is named as the cause")

@@ -2,7 +2,7 @@
 /// and port) of a manifest URL, and hosts named on the command line with `--auth-host`. A manifest
 /// never widens it: its `url=`s and mirrors on any other host are asked without credentials.
 package struct CredentialScope: Sendable, Equatable {
-    /// Origins as `RedirectRule.origin` spells them: `https://cdn.example.com:443`.
+    /// Origins as `URLRules.origin` spells them: `https://cdn.example.com:443`.
     private var origins: Set<String> = []
     /// `--auth-host` names, lower-cased: `host` (any port) or `host:port`.
     private var hosts: Set<String> = []
@@ -11,7 +11,7 @@ package struct CredentialScope: Sendable, Equatable {
     package init() {}
 
     /// Admits the origin of `url` (the manifest's own URL).
-    package mutating func admit(originOf url: String) { origins.insert(RedirectRule.origin(of: url)) }
+    package mutating func admit(originOf url: String) { origins.insert(URLRules.origin(of: url)) }
 
     /// Admits `HOST` on every port, or `HOST:PORT` (an IPv6 address in brackets) on that port only;
     /// false (admitting nothing) when `spec` is not such a name.
@@ -29,11 +29,11 @@ package struct CredentialScope: Sendable, Equatable {
 
     /// Whether a request to `url` may carry the credentials.
     package func admits(_ url: String) -> Bool {
-        let origin = RedirectRule.origin(of: url)
+        let origin = URLRules.origin(of: url)
         if origins.contains(origin) { return true }
         let authority = origin.drop { $0 != "/" }.drop { $0 == "/" }  // after "scheme://"
         guard let (host, port) = Self.split(String(authority)) else { return false }
-        let effectivePort = port ?? (origin.hasPrefix("https:") ? "443" : "80")  // `origin` leaves it out for [IPv6]
+        let effectivePort = port ?? (origin.hasPrefix("https:") ? "443" : "80")
         return hosts.contains(host) || hosts.contains(host + ":" + effectivePort)
     }
 

@@ -1,5 +1,3 @@
-package import AssetSyncModel
-
 /// Why a manifest is not trustworthy under the trusted keys: every reason names the key id
 /// when the signature names one.
 package struct TrustRefusal: ExplainedError, Equatable, CustomStringConvertible {
