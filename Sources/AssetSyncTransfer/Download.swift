@@ -4,11 +4,11 @@ import CCurl
 import CCurlShim
 import Glibc
 
-/// One file's download, or one segment of a file fetched in segments (`SegmentedFile`), or a
+/// One file's download, one segment of a file fetched in segments (`SegmentedFile`), or a
 /// document's fetch (`TransferKind.document`): the binding of its `DownloadDecisions` to an easy
-/// handle and a sink. The handle's callbacks reach
-/// this owner through their user data, tell the decisions what arrived and do what they say:
-/// set the request, write to the sink, drop or keep bytes. Lives on the transfer thread only.
+/// handle and a sink. The handle's callbacks reach this owner through their user data, tell the
+/// decisions what arrived and do what they say: set the request, write to the sink, drop or keep
+/// bytes. Lives on the transfer thread only.
 package final class Download {
     package let sink: any DownloadSink
     let easy = CurlEasy()
@@ -124,8 +124,8 @@ package final class Download {
         let request = decisions.request(from: sink.offset)
         easy.set(CURLOPT_RANGE, request.range)
         easy.setRequest(decisions.route, options: options, extraHeaders: request.headers)
-        // A document's bound is on its body alone (0: none announced is refused): a 404's page longer
-        // than a signature's limit still says that there is no signature.
+        // A document's bound is on the bytes written, not on what a response announces (0: no limit):
+        // a 404 whose page is longer than a signature's limit still says that there is no signature.
         easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: decisions.kind == .file ? entry.size : 0)
     }
 

@@ -42,7 +42,8 @@ final class ManifestSink: DownloadSink {
 
     /// Keeps the answer's validators, for the copy's next conditional request.
     func saveResume(_ fields: [(key: String, value: String?)]) throws(SystemError) {
-        validators = ResumeRecord(fields: Dictionary(uniqueKeysWithValues: fields.compactMap { field in field.value.map { (field.key, $0) } }))
+        let present = fields.compactMap { field in field.value.map { (field.key, $0) } }
+        validators = ResumeRecord(fields: Dictionary(uniqueKeysWithValues: present))
     }
 
     /// A document has no size or checksum to compare with: its status was its proof.
