@@ -64,10 +64,13 @@ package struct Failure: ExplainedError, Sendable, Equatable {
     /// Each source of the file and what it answered, in the order tried, when there was more
     /// than one; empty for a file with one source (`reason` and `url` say it all).
     package var sources: [SourceFailure]
+    /// The bound an answer went past, when that ended the fetch of a document whose size nothing
+    /// gives (a remote manifest, its signature).
+    package var sizeLimitExceeded: Int64?
 
     package init(
         isLocal: Bool, reason: String, httpStatus: Int? = nil, url: String? = nil, remedy: Remedy? = nil,
-        sources: [SourceFailure] = []
+        sources: [SourceFailure] = [], sizeLimitExceeded: Int64? = nil
     ) {
         self.isLocal = isLocal
         self.reason = reason
@@ -75,6 +78,7 @@ package struct Failure: ExplainedError, Sendable, Equatable {
         self.url = url
         self.remedy = remedy
         self.sources = sources
+        self.sizeLimitExceeded = sizeLimitExceeded
     }
 
     package var kind: ErrorKind { isLocal ? .localIO : .remote }

@@ -147,7 +147,8 @@ extension PullRun {
             }
             destination = ManifestFile(path: temporary.path)
         }
-        let fetched = try ManifestFetcher(options: request.options, sizeLimit: sizeLimit, stop: effects.stop).fetch(url, into: destination)
+        let fetched = try ManifestFetcher(options: request.options, sizeLimit: sizeLimit, stop: effects.stop, transport: effects.transport)
+            .fetch(url, into: destination)
         return FetchedCopy(path: fetched.path, temporary: temporary)
     }
 

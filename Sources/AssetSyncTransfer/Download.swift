@@ -4,10 +4,11 @@ import CCurl
 import CCurlShim
 import Glibc
 
-/// One file's download, or one segment of a file fetched in segments (`SegmentedFile`): the
-/// binding of its `DownloadDecisions` to an easy handle and a sink. The handle's callbacks reach
-/// this owner through their user data, tell the decisions what arrived and do what they say:
-/// set the request, write to the sink, drop or keep bytes. Lives on the transfer thread only.
+/// One file's download, one segment of a file fetched in segments (`SegmentedFile`), or a
+/// document's fetch (`TransferKind.document`): the binding of its `DownloadDecisions` to an easy
+/// handle and a sink. The handle's callbacks reach this owner through their user data, tell the
+/// decisions what arrived and do what they say: set the request, write to the sink, drop or keep
+/// bytes. Lives on the transfer thread only.
 package final class Download {
     package let sink: any DownloadSink
     let easy = CurlEasy()
@@ -50,6 +51,8 @@ package final class Download {
     var bytesSource: Int? { decisions.bytesSource }
     var currentURL: String { decisions.currentURL }
     var attempts: Int { decisions.attempts }
+    /// A document's fetch was answered 304 to its conditional request: the copy held is current.
+    package var keepsHeldCopy: Bool { decisions.keepsHeldCopy }
 
     /// The sink of the whole file: this download's own, or the segmented file's.
     package var fileSink: any DownloadSink { group?.file ?? sink }
@@ -65,15 +68,16 @@ package final class Download {
     ///   - clock: monotonic seconds, for stall checks.
     ///   - segment: the file and the range this download fetches when it is one of its segments.
     init(
-        entry: ManifestEntry, action: SyncPlan.Action, sources: [DownloadSource], health: SourceHealth, sink: any DownloadSink,
-        options: TransferOptions, clock: @escaping () -> Double, segment: (file: SegmentedFile, range: Range<Int64>)? = nil
+        entry: ManifestEntry, action: SyncPlan.Action, sources: [DownloadSource], kind: TransferKind = .file, health: SourceHealth,
+        sink: any DownloadSink, options: TransferOptions, clock: @escaping () -> Double,
+        segment: (file: SegmentedFile, range: Range<Int64>)? = nil
     ) {
         self.clock = clock
         self.sink = sink
         self.options = options
         group = segment?.file
         decisions = DownloadDecisions(
-            entry: entry, action: action, sources: sources, health: health, options: options,
+            entry: entry, action: action, sources: sources, kind: kind, health: health, options: options,
             range: segment?.range ?? 0..<entry.size, isSegment: segment != nil,
             record: segment.map(\.file.record) ?? sink.resumeFields.flatMap(ResumeRecord.init(fields:)))
         configureHandle()
@@ -120,7 +124,9 @@ package final class Download {
         let request = decisions.request(from: sink.offset)
         easy.set(CURLOPT_RANGE, request.range)
         easy.setRequest(decisions.route, options: options, extraHeaders: request.headers)
-        easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: entry.size)
+        // A document's bound is on the bytes written, not on what a response announces (0: no limit):
+        // a 404 whose page is longer than a signature's limit still says that there is no signature.
+        easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: decisions.kind == .file ? entry.size : 0)
     }
 
     /// Applies this download's part of `--limit-rate` (nil: unlimited), on a running handle too

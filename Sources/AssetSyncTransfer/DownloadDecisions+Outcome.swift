@@ -34,6 +34,13 @@ extension DownloadDecisions {
     /// Decides what follows an attempt that ended with `end` (`detail`: the transport's words for
     /// it, which may quote the server) with `offset` bytes held; `location` is a redirect's target.
     mutating func conclude(_ end: TransportEnd, detail: String, offset: Int64, location: String?) -> Outcome {
+        var outcome = decide(end, detail: detail, offset: offset, location: location)
+        // A document is asked for whole: what an attempt received is dropped before the next one.
+        if kind != .file, case .retry = outcome.step { outcome.drop = .restart }
+        return outcome
+    }
+
+    private mutating func decide(_ end: TransportEnd, detail: String, offset: Int64, location: String?) -> Outcome {
         let status = head.status
         if case .local(let error)? = failure { return Outcome(step: .stop(error)) }
         if case .oneStream(let reason)? = failure { return Outcome(step: .oneStream(reason: reason)) }
@@ -41,9 +48,11 @@ extension DownloadDecisions {
         // A segment's connection may fail after its last byte: a retry could only ask for an empty range.
         if isSegment, bodyAccepted, failure == nil, offset == range.upperBound { return Outcome(step: .prove) }
         if failure == nil, end == .ok {
+            if status == 304, kind != .file { return notModified() }
             if (300..<400).contains(status) { return followRedirect(to: location) }
             if bodyAccepted {
-                if offset == range.upperBound { return Outcome(step: .prove) }
+                // A document's body ends where the server ends it, within the bound its writes had.
+                if offset == range.upperBound || kind != .file { return Outcome(step: .prove) }
                 return transient(
                     "the server closed the response after \(offset - range.lowerBound) of \(range.count) bytes", status: status,
                     offset: offset)
@@ -74,6 +83,12 @@ extension DownloadDecisions {
         case .unexpectedStatus(let status)?:
             return nextURL(
                 Failure(isLocal: false, reason: "unexpected HTTP status \(status)", httpStatus: status, url: currentURL), marks: nil)
+        case .bodyTooLong? where kind != .file:
+            return nextURL(
+                Failure(
+                    isLocal: false, reason: "the answer is larger than the \(ByteCount.human(entry.size)) limit for this file",
+                    url: currentURL, sizeLimitExceeded: entry.size),
+                marks: nil)
         case .bodyTooLong?:
             return nextURL(Failure(
                 isLocal: false, reason: "the server sent more than the manifest's \(entry.size) bytes", httpStatus: status,
@@ -133,6 +148,17 @@ extension DownloadDecisions {
         return true
     }
 
+    /// A document's 304: the copy held is current when the request asked only for a change from it;
+    /// to a request that did not, it is no answer.
+    private mutating func notModified() -> Outcome {
+        guard askedConditionally else {
+            return nextURL(
+                Failure(isLocal: false, reason: "unexpected HTTP status 304", httpStatus: 304, url: currentURL), marks: nil)
+        }
+        keepsHeldCopy = true
+        return Outcome(step: .prove)
+    }
+
     private mutating func followRedirect(to location: String?) -> Outcome {
         if let refusal = route.follow(location) {  // a refused hop leaves the route as it was
             return nextURL(
@@ -148,7 +174,8 @@ extension DownloadDecisions {
     private mutating func transient(
         _ reason: String, status: Int? = nil, retryAfter: Double? = nil, marks scope: SourceHealth.Scope = .source, offset: Int64
     ) -> Outcome {
-        if offset - attemptStartOffset >= 1 << 20 { attemptsOnURL = 0 }  // progress earns its retries back
+        // Progress earns its retries back; a document's bytes are dropped before the retry, so none it made.
+        if kind == .file, offset - attemptStartOffset >= 1 << 20 { attemptsOnURL = 0 }
         attemptsOnURL += 1
         guard attemptsOnURL <= options.retries else {
             return nextURL(

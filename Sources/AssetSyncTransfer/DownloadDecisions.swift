@@ -5,7 +5,8 @@ import AssetSyncSystem
 /// the sink: which source to ask and what to ask it, whether a response head may be written for
 /// the request made, how many of its bytes may be, and what follows an attempt. `Download` tells
 /// it what happened and does what it says; it changes nothing but itself and the run's
-/// `SourceHealth`.
+/// `SourceHealth`. A document (`TransferKind.document`: a remote manifest, its signature) goes
+/// through the same decisions, with its size only a bound and no checksum to prove it.
 ///
 /// Sources go in the manifest's order, those the run's `SourceHealth` marked bad put off until the
 /// others have failed; then they are asked too, in order, before the file fails: a mark is what
@@ -20,6 +21,7 @@ struct DownloadDecisions {
     /// The bytes of the file this download fetches: all of them, or one segment's.
     let range: Range<Int64>
     let isSegment: Bool
+    let kind: TransferKind
     let options: TransferOptions
 
     var urlIndex: Int
@@ -45,6 +47,10 @@ struct DownloadDecisions {
     private(set) var bodyAccepted = false
     var failure: AttemptFailure?
     private var requestedOffset: Int64 = 0
+    /// The attempt asked for a document only if it changed from the copy held.
+    var askedConditionally = false
+    /// A document's answer was 304 to a conditional request: the copy held is current.
+    var keepsHeldCopy = false
     var attemptStartOffset: Int64 = 0
     var liveness: Liveness
 
@@ -86,12 +92,13 @@ struct DownloadDecisions {
     }
 
     init(
-        entry: ManifestEntry, action: SyncPlan.Action, sources: [DownloadSource], health: SourceHealth, options: TransferOptions,
-        range: Range<Int64>, isSegment: Bool, record: ResumeRecord?
+        entry: ManifestEntry, action: SyncPlan.Action, sources: [DownloadSource], kind: TransferKind = .file, health: SourceHealth,
+        options: TransferOptions, range: Range<Int64>, isSegment: Bool, record: ResumeRecord?
     ) {
         self.entry = entry
         self.action = action
         self.sources = sources
+        self.kind = kind
         self.health = health
         self.options = options
         self.range = range
@@ -103,8 +110,9 @@ struct DownloadDecisions {
         liveness = Liveness(silence: options.stallTimeout, minimumRate: options.speedLimit, window: options.speedTime, now: 0)
     }
 
-    /// Whether the file is large enough to keep a resume record for the next run.
-    var keepsResumeRecord: Bool { entry.size >= options.minimumResumableSize }
+    /// Whether the file is large enough to keep a resume record for the next run; a document's
+    /// bytes never resume.
+    var keepsResumeRecord: Bool { kind == .file && entry.size >= options.minimumResumableSize }
 
     /// A new attempt starts at `now`: nothing of the last one's response is kept.
     mutating func beginAttempt(now: Double) {
@@ -112,6 +120,7 @@ struct DownloadDecisions {
         head = ResponseHead()
         bodyAccepted = false
         failure = nil
+        keepsHeldCopy = false
         liveness = Liveness(silence: options.stallTimeout, minimumRate: liveness.minimumRate, window: options.speedTime, now: now)
     }
 
@@ -127,6 +136,7 @@ struct DownloadDecisions {
     mutating func request(from offset: Int64) -> Request {
         requestedOffset = offset
         attemptStartOffset = offset
+        if case .document(let held) = kind { return documentRequest(held: held) }
         let validator = record?.ifRange.flatMap(ResponseHead.validator)
         // After a CRC mismatch, a cache between here and the origin may hold a stale copy: ask past it.
         var headers = crcRestarts > 0 ? ["Cache-Control: no-cache", "Pragma: no-cache"] : []
@@ -138,6 +148,18 @@ struct DownloadDecisions {
         guard offset > 0, let validator else { return Request(range: nil, headers: headers) }
         headers.append("If-Range: \(validator)")
         return Request(range: "\(offset)-", headers: headers)
+    }
+
+    /// A document is asked for whole, and only if it changed from the copy held while the request
+    /// still goes to the URL the copy came from (the copy's validators are that URL's).
+    private mutating func documentRequest(held: CachedManifest?) -> Request {
+        var headers: [String] = []
+        if let held, currentURL == sources[urlIndex].url {
+            if let etag = held.etag { headers.append("If-None-Match: \(etag)") }
+            if let modified = held.lastModified { headers.append("If-Modified-Since: \(modified)") }
+        }
+        askedConditionally = !headers.isEmpty
+        return Request(range: nil, headers: headers)
     }
 
     /// One line of the response head, CRLF included, heard at `now`.
@@ -178,6 +200,7 @@ struct DownloadDecisions {
     }
 
     private mutating func judge(offset: Int64, awaitingLead: Bool) -> HeadVerdict {
+        if kind != .file { return judgeDocument() }
         var restart = false
         switch head.status {
         case 206:
@@ -213,6 +236,20 @@ struct DownloadDecisions {
         let fresh = ResumeRecord(url: currentURL, etag: keep?.etag ?? head.etag, lastModified: keep?.lastModified ?? head.lastModified)
         record = fresh
         return .write(restart: restart, save: keepsResumeRecord ? fresh : nil)
+    }
+
+    /// A document's answer: a 200 is its body, whatever length it announces (the write bound is its
+    /// limit), and its validators are kept with it for the next conditional request.
+    private mutating func judgeDocument() -> HeadVerdict {
+        switch head.status {
+        case 200: break
+        case 400..<600: return .refuse(.httpStatus(head.status))
+        default: return .refuse(.unexpectedStatus(head.status))
+        }
+        bytesSource = urlIndex
+        let fresh = ResumeRecord(url: currentURL, etag: head.etag, lastModified: head.lastModified)
+        record = fresh
+        return .write(restart: false, save: fresh)
     }
 
     /// A segment's 206: the lead's first one names the version and releases the other segments,

@@ -21,7 +21,8 @@ package protocol DownloadSink: AnyObject {
     func restart() throws(SystemError)
     /// Removes the bytes and the record for good.
     func discard()
-    /// Keeps `fields` as the resume record, for the next attempt or run.
+    /// Keeps `fields` as the resume record, for the next attempt or run; a document's are the
+    /// answer's validators, for its copy's next conditional request.
     func saveResume(_ fields: [(key: String, value: String?)]) throws(SystemError)
     /// Whether the bytes are exactly the file wanted (size and checksum): nil when they are, else what differs.
     func mismatch() -> String?

@@ -16,7 +16,7 @@ package protocol ManifestDestination: AnyObject {
 }
 
 /// A manifest kept from an earlier fetch: where it is, and the validators it came with.
-package struct CachedManifest: Equatable {
+package struct CachedManifest: Equatable, Sendable {
     package var path: String
     package var etag: String?
     package var lastModified: String?

@@ -1,15 +1,13 @@
 package import AssetSyncModel
 import AssetSyncSystem
-import CCurl
-import CCurlShim
-import Glibc
 
-/// Fetches a manifest given as an http(s) URL, under the same rules as assets
-/// (protocols, TLS, redirects, credentials), into a destination's file. When the
-/// destination keeps a copy from the same URL, the request is conditional and a
-/// 304 reuses the copy. Transfers and backoff waits wake on the stop source's
-/// descriptor, so a stop request ends a fetch at once.
-package final class ManifestFetcher {
+/// Fetches a manifest given as an http(s) URL, or its signature, into a destination's file, as a
+/// document (`TransferKind.document`) through the transport and the decisions of every download:
+/// the same protocols, TLS, redirects, credentials, retries and acceptance of an answer, with the
+/// size limit as the write bound. When the destination keeps a copy from the same URL, the request
+/// is conditional and a 304 keeps the copy. A stop request ends a fetch at once, waits for a retry
+/// included.
+package struct ManifestFetcher {
     package struct Fetched: Sendable {
         /// The file that holds the manifest now.
         package var path: String
@@ -37,146 +35,43 @@ package final class ManifestFetcher {
         }
     }
 
-    private let easy = CurlEasy()
-    private let multi = CurlMulti()
     private let options: TransferOptions
-    /// Ends the fetch at once when requested (a signal, a cancelled task).
-    private let stop: StopSource
-    private var liveness: Liveness
-    /// Why the progress callback stopped the current request, if it did.
-    private var stall: Liveness.Verdict?
-    private var head = ResponseHead()
-    private var output: Int32 = -1
-    private var received: Int64 = 0
-    private var overflow = false
     /// The most bytes an answer may have: a manifest's limit, or less for a smaller file (a signature).
     private let sizeLimit: Int64
+    /// Ends the fetch at once when requested (a signal, a cancelled task).
+    private let stop: StopSource
+    private let transport: any Transport
 
     /// - Parameters:
     ///   - sizeLimit: the most bytes the file may have; a longer answer is cut off there and fails.
     ///   - stop: once requested, the fetch throws at once, waits for a retry included.
+    ///   - transport: what carries the request: libcurl's, or a fake in unit tests.
     package init(
-        options: TransferOptions, sizeLimit: Int64 = Manifest.sizeLimit, stop: StopSource = .never
+        options: TransferOptions, sizeLimit: Int64 = Manifest.sizeLimit, stop: StopSource = .never,
+        transport: any Transport = CurlTransport()
     ) {
         self.options = options
         self.sizeLimit = sizeLimit
         self.stop = stop
-        liveness = Liveness(silence: options.stallTimeout, minimumRate: options.speedLimit, window: options.speedTime, now: 0)
-        easy.configureCommon(options)
-        let owner = Unmanaged.passUnretained(self).toOpaque()
-        easy.set(CURLOPT_NOPROGRESS, false)
-        easy.set(CURLOPT_XFERINFODATA, pointer: owner)
-        easy.setProgressCallback { owner, _, _, _, _ in
-            let fetcher = Unmanaged<ManifestFetcher>.fromOpaque(owner!).takeUnretainedValue()
-            fetcher.stall = fetcher.liveness.check(at: MonotonicClock.now())
-            return fetcher.stall == nil ? 0 : 1
-        }
-        easy.set(CURLOPT_WRITEDATA, pointer: owner)
-        easy.set(CURLOPT_WRITEFUNCTION, callback: { buffer, size, count, owner in
-            Unmanaged<ManifestFetcher>.fromOpaque(owner!).takeUnretainedValue().receive(buffer, size * count)
-        })
-        easy.set(CURLOPT_HEADERDATA, pointer: owner)
-        easy.set(CURLOPT_HEADERFUNCTION, callback: { buffer, size, count, owner in
-            let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: size * count), as: UTF8.self)
-            let fetcher = Unmanaged<ManifestFetcher>.fromOpaque(owner!).takeUnretainedValue()
-            fetcher.head.take(Substring(line))
-            fetcher.liveness.heard(at: MonotonicClock.now())
-            return size * count
-        })
-    }
-
-    deinit {
-        if output >= 0 { close(output) }
+        self.transport = transport
     }
 
     /// Fetches `url` into `destination` (conditionally, when it keeps a copy from the same URL).
     package func fetch(_ url: String, into destination: any ManifestDestination) throws(Failure) -> Fetched {
-        let conditional = destination.cached(for: url)
-        var route = RequestRoute(url, scope: options.credentialScope)
-        var attempt = 0
-        while true {
-            attempt += 1
-            // Each attempt writes a fresh file; the destination keeps it, or drops whatever is left.
-            output = try destination.openAttempt()
-            defer { destination.dropAttempt() }
-            head = ResponseHead()
-            received = 0
-            overflow = false
-            easy.clearError()
-            var headers: [String] = []
-            if let conditional, route.url == url {
-                if let etag = conditional.etag { headers.append("If-None-Match: \(etag)") }
-                if let modified = conditional.lastModified { headers.append("If-Modified-Since: \(modified)") }
-            }
-            easy.setRequest(route, options: options, extraHeaders: headers)
-            let performed = perform()
-            guard let code = performed else {
-                close(output)
-                output = -1
-                throw Failure(description: "interrupted")
-            }
-            let durable = fdatasync(output) == 0
-            close(output)
-            output = -1
-            if overflow {
-                throw Failure(description: "the answer is larger than the \(ByteCount.human(sizeLimit)) limit for this file", sizeLimitExceeded: sizeLimit)
-            }
-            let status = head.status
-            if code == CURLE_OK, (300..<400).contains(status), status != 304 {
-                if let refusal = route.follow(easy.string(CURLINFO_REDIRECT_URL)) { throw Failure(description: refusal.reason, remedy: refusal.remedy) }
-                attempt -= 1
-                continue
-            }
-            if code == CURLE_OK, status == 304, let conditional {
-                return Fetched(path: conditional.path, notModified: true)
-            }
-            if code == CURLE_OK, status == 200 {
-                guard durable else { throw Failure(description: "cannot write \(destination.attemptName): \(SystemError("fsync").reason)") }
-                let path = try destination.keepAttempt(url: url, etag: head.etag, lastModified: head.lastModified)
-                return Fetched(path: path, notModified: false)
-            }
-            let reason = code == CURLE_OK ? "HTTP \(status)"
-                : stall.map(liveness.describe)
-                ?? easy.describe(code)
-            let transient = code != CURLE_OK ? !TransportEnd(code).isFinal : RetryPolicy.isTransient(status: status)
-            guard transient, attempt <= options.retries else { throw Failure(description: reason, status: code == CURLE_OK ? status : nil) }
-            guard wait(RetryPolicy(options).delay(beforeRetry: attempt, retryAfter: head.retryAfterSeconds)) else {
-                throw Failure(description: "interrupted")
-            }
-        }
-    }
-
-    /// One request on the multi handle, polled with the wake descriptor; nil when stopped.
-    private func perform() -> CURLcode? {
-        liveness = Liveness(
-            silence: options.stallTimeout, minimumRate: options.speedLimit, window: options.speedTime, now: MonotonicClock.now())
-        stall = nil
-        multi.add(easy)
-        defer { multi.remove(easy) }
-        while !stop.isRequested() {
-            multi.perform()
-            if let (_, code) = multi.nextFinished() { return code }
-            multi.poll(wakeFD: stop.wakeFD, timeout: 1000)
-        }
-        return nil
-    }
-
-    /// Sleeps `seconds` unless stopped first; false when stopped.
-    private func wait(_ seconds: Double) -> Bool { stop.sleep(seconds) }
-
-    private func receive(_ buffer: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
-        liveness.heard(Int64(count), at: MonotonicClock.now())
-        guard head.status == 200 else { return count }  // a redirect's or an error's body is not the manifest
-        received += Int64(count)
-        if received > sizeLimit {
-            overflow = true
-            return 0
-        }
-        do {
-            try FileDescriptor(output).writeAll(UnsafeRawBufferPointer(start: buffer, count: count))
-            return count
-        } catch {
-            return 0  // a short count makes libcurl end the transfer with a write error
-        }
+        let held = destination.cached(for: url)
+        let fetch = ManifestFetch(url: url, held: held, into: destination)
+        // A document is named by its URL; its size is the bound, and no CRC-32 is known or checked.
+        let request = TransferEngine.Request(
+            entry: ManifestEntry(path: url, size: sizeLimit, crc32: 0), action: .new, sources: [DownloadSource(url: url)],
+            kind: .document(held: held))
+        let stop = self.stop
+        let (ending, results) = transport.transfer(
+            [request], options: options, delegate: fetch, wakeFD: stop.wakeFD, shouldStop: { stop.isRequested() },
+            clock: MonotonicClock.now)
+        if let fetched = fetch.fetched, ending == .finished { return fetched }
+        if let local = fetch.localFailure { throw local }
+        guard ending != .interrupted, case .failed(let failure)? = results.first?.outcome else { throw Failure(description: "interrupted") }
+        throw Failure(
+            description: failure.reason, remedy: failure.remedy, status: failure.httpStatus, sizeLimitExceeded: failure.sizeLimitExceeded)
     }
 }

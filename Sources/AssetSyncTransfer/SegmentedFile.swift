@@ -44,20 +44,22 @@ final class SegmentedFile {
     }
 
     /// How many transfers `request` may run at once: its ranges; for a file with a chunk list, whose
-    /// delta fetches its changed stretches as segments whatever its size, as many as segments allow.
+    /// delta fetches its changed stretches as segments whatever its size, as many as segments allow;
+    /// for a document, whose size is only a bound, one.
     static func transfers(of request: TransferEngine.Request, options: TransferOptions) -> Int {
+        guard request.kind == .file else { return 1 }
         let ranges = ranges(size: request.entry.size, options: options).count
         return request.entry.chunks == nil ? ranges : max(ranges, min(options.segments, options.jobs))
     }
 
     /// The file as segments: continuing the segments its record names when they tile the file and
     /// carry a validator, or are a delta's (done where copied from the old version), else from zero. Nil when the file is fetched as one stream: too small,
-    /// or bytes on disk from one stream to continue.
+    /// bytes on disk from one stream to continue, or a document.
     init?(
         request: TransferEngine.Request, sink: any DownloadSink, options: TransferOptions, health: SourceHealth,
         clock: @escaping () -> Double
     ) throws(SystemError) {
-        guard let file = sink as? any SegmentableSink else { return nil }
+        guard request.kind == .file, let file = sink as? any SegmentableSink else { return nil }
         let ranges = Self.ranges(size: request.entry.size, options: options)
         let resumed = file.resumeFields.flatMap(ResumeRecord.init(fields:))
         let progress = resumed?.ifRange == nil && resumed?.isDelta != true ? nil : resumed?.segments(tiling: request.entry.size)

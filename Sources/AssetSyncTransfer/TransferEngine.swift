@@ -18,11 +18,14 @@ package final class TransferEngine {
         package var action: SyncPlan.Action
         /// Where the file may come from, in the order to try (`Manifest.sources(of:)`).
         package var sources: [DownloadSource]
+        /// A manifest entry's file, or a document bounded by `entry.size` (a remote manifest).
+        package var kind: TransferKind
 
-        package init(entry: ManifestEntry, action: SyncPlan.Action, sources: [DownloadSource]) {
+        package init(entry: ManifestEntry, action: SyncPlan.Action, sources: [DownloadSource], kind: TransferKind = .file) {
             self.entry = entry
             self.action = action
             self.sources = sources
+            self.kind = kind
         }
     }
 
@@ -154,8 +157,8 @@ package final class TransferEngine {
                 throw Failure(isLocal: true, reason: error.description)
             }
             return Download(
-                entry: request.entry, action: request.action, sources: request.sources, health: health, sink: sink, options: options,
-                clock: clock)
+                entry: request.entry, action: request.action, sources: request.sources, kind: request.kind, health: health, sink: sink,
+                options: options, clock: clock)
         } catch {
             finish(FileResult(path: request.entry.path, size: request.entry.size, action: request.action, outcome: .failed(error)))
             return nil

@@ -13,15 +13,15 @@ import Testing
 
     private func decisions(
         sources: [DownloadSource] = [primary], health: SourceHealth = SourceHealth(), range: Range<Int64> = 0..<10,
-        isSegment: Bool = false, record: ResumeRecord? = nil
+        isSegment: Bool = false, record: ResumeRecord? = nil, kind: TransferKind = .file
     ) -> DownloadDecisions {
         var options = TransferOptions()
         options.retries = 2
         options.retryBaseDelay = 0.01
         options.minimumResumableSize = 0
         return DownloadDecisions(
-            entry: Self.entry, action: .new, sources: sources, health: health, options: options, range: range, isSegment: isSegment,
-            record: record)
+            entry: Self.entry, action: .new, sources: sources, kind: kind, health: health, options: options, range: range,
+            isSegment: isSegment, record: record)
     }
 
     /// Starts an attempt from `offset`, hears `head` and has it judged; the request it made, and the verdict.
@@ -170,5 +170,71 @@ import Testing
         #expect(TransportEnd.certificateRefused.isFinal && TransportEnd.requestRefused.isFinal && !TransportEnd.timedOut.isFinal)
         #expect(TransportEnd.hostNotFound.isUnreachable && !TransportEnd.tlsFailed.isUnreachable)
         #expect(TransportEnd.tlsFailed.isConnectionLevel && !TransportEnd.requestRefused.isConnectionLevel)
+    }
+
+    /// Starts an attempt and hears `head` without a body, as a redirect or a 304 arrives: no verdict is asked for.
+    private func ask(_ decisions: inout DownloadDecisions, _ head: [String]) -> DownloadDecisions.Request {
+        decisions.beginAttempt(now: 0)
+        let request = decisions.request(from: 0)
+        for line in head + [""] { decisions.hear(Substring(line + "\r\n"), at: 0) }
+        return request
+    }
+
+    static let held = CachedManifest(path: "/cache/manifest", etag: "\"v0\"", lastModified: "Mon, 30 Nov 2026 10:00:00 GMT")
+
+    @Test("a document is asked for whole and conditionally at the URL its copy came from; after a redirect, without its validators")
+    func documentConditionalRequest() {
+        var document = decisions(kind: .document(held: Self.held))
+        let first = ask(&document, ["HTTP/1.1 302 Found", "Location: http://cdn.invalid/a.bin"])
+        #expect(first == .init(range: nil, headers: ["If-None-Match: \"v0\"", "If-Modified-Since: Mon, 30 Nov 2026 10:00:00 GMT"]))
+        #expect(document.conclude(.ok, detail: "", offset: 0, location: "http://cdn.invalid/a.bin")
+            == .init(drop: .restart, step: .retry(after: 0, reason: "")))
+        let second = ask(&document, ["HTTP/1.1 304 Not Modified"])
+        #expect(second == .init(range: nil, headers: []))
+        // The copy's validators were not asked about there: a 304 is no answer about it.
+        let failure = Failure(isLocal: false, reason: "unexpected HTTP status 304", httpStatus: 304, url: "http://cdn.invalid/a.bin")
+        #expect(document.conclude(.ok, detail: "", offset: 0, location: nil) == .init(step: .fail(failure)))
+        #expect(!document.keepsHeldCopy)
+    }
+
+    @Test("a document's 304 to its conditional request is its proof, and keeps the copy held")
+    func documentNotModified() {
+        var document = decisions(kind: .document(held: Self.held))
+        _ = ask(&document, ["HTTP/1.1 304 Not Modified"])
+        #expect(document.conclude(.ok, detail: "", offset: 0, location: nil) == .init(step: .prove))
+        #expect(document.keepsHeldCopy)
+    }
+
+    @Test("a document's 200 is written whatever length it announces, up to its bound; a byte past the bound fails it naming the limit")
+    func documentBound() {
+        var document = decisions(kind: .document(held: nil))
+        let (_, verdict) = answer(&document, ["HTTP/1.1 200 OK", "Content-Length: 99", "ETag: \"v1\""])
+        #expect(verdict == .write(restart: false, save: ResumeRecord(url: Self.primary.url, etag: "\"v1\"", lastModified: nil)))
+        #expect(document.allowed(8, at: 8) == 2)
+        document.refuse(.bodyTooLong)
+        let failure = Failure(
+            isLocal: false, reason: "the answer is larger than the 10 B limit for this file", url: Self.primary.url, sizeLimitExceeded: 10)
+        #expect(document.conclude(.writeRefused, detail: "", offset: 10, location: nil) == .init(step: .fail(failure)))
+    }
+
+    @Test("a document's body is complete where the server ends it, short of its bound")
+    func documentEndsWhereTheServerEndsIt() {
+        var document = decisions(kind: .document(held: nil))
+        _ = answer(&document, ["HTTP/1.1 200 OK"])
+        #expect(document.conclude(.ok, detail: "", offset: 3, location: nil) == .init(step: .prove))
+    }
+
+    @Test("a document cut off is asked for again from zero, and the bytes it received earn no retry back")
+    func documentRetriesAreNotEarnedBack() {
+        var document = decisions(range: 0..<(4 << 20), kind: .document(held: nil))
+        for _ in 0..<2 {
+            _ = answer(&document, ["HTTP/1.1 200 OK"])
+            let outcome = document.conclude(.partialBody, detail: "transfer closed", offset: 2 << 20, location: nil)
+            #expect(outcome.drop == .restart)
+            guard case .retry = outcome.step else { Issue.record("no retry"); return }
+        }
+        _ = answer(&document, ["HTTP/1.1 200 OK"])
+        let failure = Failure(isLocal: false, reason: "transfer closed", httpStatus: 200, url: Self.primary.url)
+        #expect(document.conclude(.partialBody, detail: "transfer closed", offset: 2 << 20, location: nil) == .init(step: .fail(failure)))
     }
 }

@@ -3,7 +3,7 @@ import Testing
 @testable import AssetSyncModel
 @testable import AssetSyncTransfer
 
-/// A transport without a network: each file's attempts are answered with scripted responses,
+/// A transport without a network: each file's (or document's) attempts are answered with scripted responses,
 /// played one file at a time into the real `Download` decisions and the sinks the delegate opens,
 /// with the engine's contract towards the delegate (proven downloads committed when idle, every
 /// result told, the bytes kept on a stop).
@@ -50,8 +50,8 @@ struct FakeTransport: Transport {
                 continue
             }
             let download = Download(
-                entry: request.entry, action: request.action, sources: request.sources, health: health, sink: sink, options: options,
-                clock: clock)
+                entry: request.entry, action: request.action, sources: request.sources, kind: request.kind, health: health, sink: sink,
+                options: options, clock: clock)
             delegate.started(path: path, size: request.entry.size, resumingAt: sink.offset, url: download.currentURL)
             download.announced = true
             download.restarted = { discarded, reason in delegate.restarted(path: path, discarded: discarded, reason: reason) }
