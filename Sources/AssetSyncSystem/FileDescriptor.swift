@@ -117,6 +117,15 @@ package struct FileDescriptor {
         asc_seek(raw, offset, hole ? 1 : 0)
     }
 
+    /// Takes the file's exclusive `flock` without waiting; false when another open file holds it (EWOULDBLOCK).
+    package func tryLock() throws(SystemError) -> Bool {
+        while flock(raw, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EWOULDBLOCK { return false }
+            if errno != EINTR { throw SystemError("flock", path: path) }
+        }
+        return true
+    }
+
     package func status() throws(SystemError) -> stat {
         var status = stat()
         _ = try retryingInterrupts("stat", path: path) { fstat(raw, &status) }
