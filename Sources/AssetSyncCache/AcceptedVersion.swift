@@ -19,7 +19,7 @@ package enum AcceptedVersion {
     /// The recorded version of the cache directory at `path`, read without creating or locking anything
     /// (for `plan`); no `.assetsync/` gives nil.
     package static func highest(cacheAt path: String) throws(SystemError) -> UInt64? {
-        let metadata = open(path + "/" + CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let metadata = open(path + "/" + CacheNames.metadata, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard metadata >= 0 else { return nil }
         defer { close(metadata) }
         return try decode(AtomicFile.read(fileName, in: metadata, limit: sizeLimit, display: display(path)))
@@ -30,12 +30,12 @@ package enum AcceptedVersion {
         let text = KeyValueRecord.encode([("version", String(version)), ("key", keyID)], header: header)
         try AtomicFile.replace(
             fileName, in: root.metadataFD, stagingIn: root.partialFD, with: Array(text.utf8),
-            display: root.path + "/" + CacheRoot.metadataName)
+            display: root.path + "/" + CacheNames.metadata)
     }
 
     private static func decode(_ bytes: [UInt8]?) -> UInt64? {
         bytes.flatMap { KeyValueRecord.decode(String(decoding: $0, as: UTF8.self), header: header) }?["version"].flatMap { UInt64($0) }
     }
 
-    private static func display(_ path: String) -> String { path + "/" + CacheRoot.metadataName + "/" + fileName }
+    private static func display(_ path: String) -> String { path + "/" + CacheNames.metadata + "/" + fileName }
 }

@@ -6,8 +6,6 @@ import Glibc
 /// waits up to `--lock-wait`, then exits 4 naming the holder. The kernel frees
 /// the lock when its holder exits, however it exits (kill -9 included).
 package final class CacheLock {
-    static let fileName = "lock"
-
     private let fd: Int32
 
     /// Who holds the lock: what the holder wrote into the lock file.
@@ -19,13 +17,13 @@ package final class CacheLock {
     /// Takes the lock, waiting up to `wait` seconds (0: not at all) by `clock` until `stop` is
     /// requested, then sweeps the temporaries that crashed runs left, and writes who holds it.
     package init(root: CacheRoot, wait: Double, stop: StopSource = .never, clock: () -> Double = MonotonicClock.now) throws(LockError) {
-        let directory = root.path + "/" + CacheRoot.metadataName
-        let path = directory + "/" + Self.fileName
+        let directory = root.path + "/" + CacheNames.metadata
+        let path = directory + "/" + CacheNames.lock
         let deadline = clock() + wait
         var fd: Int32
         var held = stat()
         while true {
-            fd = openat(root.metadataFD, Self.fileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
+            fd = openat(root.metadataFD, CacheNames.lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw .system(SystemError("open", path: path)) }
             while flock(fd, LOCK_EX | LOCK_NB) != 0 {
                 guard errno == EWOULDBLOCK || errno == EINTR else {
@@ -48,7 +46,7 @@ package final class CacheLock {
                 close(fd)
                 throw .system(error)
             }
-            if fstatat(root.metadataFD, Self.fileName, &named, AT_SYMLINK_NOFOLLOW) == 0,
+            if fstatat(root.metadataFD, CacheNames.lock, &named, AT_SYMLINK_NOFOLLOW) == 0,
                named.st_dev == held.st_dev, named.st_ino == held.st_ino { break }
             close(fd)
         }
@@ -73,12 +71,12 @@ package final class CacheLock {
         defer { close(old) }
         let fresh: AtomicFile.Temporary
         do {
-            fresh = try AtomicFile.createTemporary(for: fileName, in: root.partialFD, mode: 0o644, display: directory + "/" + CacheRoot.partialName)
+            fresh = try AtomicFile.createTemporary(for: CacheNames.lock, in: root.partialFD, mode: 0o644, display: directory + "/" + CacheNames.partial)
         } catch {
             throw .system(error)
         }
-        guard flock(fresh.fd, LOCK_EX | LOCK_NB) == 0, renameat(root.partialFD, fresh.name, root.metadataFD, fileName) == 0 else {
-            let error = SystemError("rename", path: directory + "/" + fileName)
+        guard flock(fresh.fd, LOCK_EX | LOCK_NB) == 0, renameat(root.partialFD, fresh.name, root.metadataFD, CacheNames.lock) == 0 else {
+            let error = SystemError("rename", path: directory + "/" + CacheNames.lock)
             close(fresh.fd)
             unlinkat(root.partialFD, fresh.name, 0)
             throw .system(error)

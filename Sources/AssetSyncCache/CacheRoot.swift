@@ -16,9 +16,6 @@ package final class CacheRoot: Sendable {
     private let createdDirectory: Bool
     private let createdMetadata: Bool
 
-    static let metadataName = ".assetsync"
-    static let partialName = "partial"
-
     /// Opens (creating when needed) the resolved cache directory and its `.assetsync/partial/`.
     package convenience init(resolvedPath: String) throws(CacheError) {
         try self.init(name: resolvedPath, in: AT_FDCWD, path: resolvedPath, followingLink: true)
@@ -45,16 +42,16 @@ package final class CacheRoot: Sendable {
             throw .system(SystemError("open", path: resolvedPath, code: code))
         }
         var status = stat()
-        createdMetadata = fstatat(root, Self.metadataName, &status, AT_SYMLINK_NOFOLLOW) != 0
+        createdMetadata = fstatat(root, CacheNames.metadata, &status, AT_SYMLINK_NOFOLLOW) != 0
         do throws(CacheError) {
             let metadata: Int32
             do {
-                metadata = try Self.openDirectory(in: root, Self.metadataName, displayPath: resolvedPath + "/" + Self.metadataName).fd
+                metadata = try Self.openDirectory(in: root, CacheNames.metadata, displayPath: resolvedPath + "/" + CacheNames.metadata).fd
             } catch .obstructed(let path, let kind) {
                 throw .metadataObstructed(path: path, by: kind)
             }
             do throws(CacheError) {
-                partialFD = try Self.openDirectory(in: metadata, Self.partialName, displayPath: resolvedPath + "/.assetsync/partial").fd
+                partialFD = try Self.openDirectory(in: metadata, CacheNames.partial, displayPath: resolvedPath + "/" + CacheNames.metadata + "/" + CacheNames.partial).fd
             } catch {
                 close(metadata)
                 throw error
@@ -71,9 +68,9 @@ package final class CacheRoot: Sendable {
     /// when this run made it, when a run refuses to act; what it found is left alone.
     package func forgetWhatThisRunCreated() {
         guard createdMetadata else { return }
-        unlinkat(metadataFD, CacheLock.fileName, 0)
-        unlinkat(metadataFD, Self.partialName, AT_REMOVEDIR)
-        unlinkat(fd, Self.metadataName, AT_REMOVEDIR)
+        unlinkat(metadataFD, CacheNames.lock, 0)
+        unlinkat(metadataFD, CacheNames.partial, AT_REMOVEDIR)
+        unlinkat(fd, CacheNames.metadata, AT_REMOVEDIR)
         if createdDirectory { rmdir(path) }
     }
 

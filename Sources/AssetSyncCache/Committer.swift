@@ -126,7 +126,7 @@ package enum Committer {
         }
         guard moves.contains(where: { $0 != nil }) else { return results }
         do throws(SystemError) {
-            try FileDescriptor(root.partialFD, path: root.path + "/.assetsync/partial").syncFileSystem()
+            try FileDescriptor(root.partialFD, path: root.path + "/" + CacheNames.metadata + "/" + CacheNames.partial).syncFileSystem()
         } catch {
             let error = CommitError.local(.system(error))
             for index in moves.indices where moves[index] != nil {
@@ -162,7 +162,7 @@ package enum Committer {
     /// leftover of that name first; returns the state record it will have once renamed, with the
     /// checksums `entry` gives (proven by `emptyMismatch`).
     private static func createEmpty(_ name: String, for entry: ManifestEntry, in root: CacheRoot) throws(CacheError) -> StateIndex.Record {
-        let display = root.path + "/.assetsync/partial/" + name
+        let display = root.path + "/" + CacheNames.metadata + "/" + CacheNames.partial + "/" + name
         var fd = openat(root.partialFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, fileMode)
         if fd < 0, errno == EEXIST, unlinkat(root.partialFD, name, 0) == 0 {
             fd = openat(root.partialFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, fileMode)

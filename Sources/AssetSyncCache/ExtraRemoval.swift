@@ -1,3 +1,4 @@
+import AssetSyncModel
 package import AssetSyncSystem
 import Glibc
 
@@ -21,7 +22,7 @@ package enum ExtraRemoval {
     package static func remove(_ paths: [String], in root: CacheRoot) -> Outcome {
         var outcome = Outcome()
         var emptied = Set<String>()
-        for path in paths where !path.hasPrefix(CacheRoot.metadataName + "/") && path != CacheRoot.metadataName {
+        for path in paths where !path.hasPrefix(CacheNames.metadata + "/") && path != CacheNames.metadata {
             let (parentPart, namePart) = PathName.split(path)
             let parentPath = String(parentPart ?? "")
             let name = String(namePart)

@@ -17,18 +17,18 @@ extension GenerationStore {
     /// costs a `linkat` or a clone per file (and pruning the old one an `unlinkat` per file). Returns
     /// the path of `next/`, for a `CacheRoot`.
     package func prepareBuild(keep: Int) throws(SystemError) -> String {
-        let display = root.path + "/" + Self.buildName
+        let display = root.path + "/" + CacheNames.build
         var status = stat()
-        let resuming = fstatat(root.fd, Self.buildName, &status, AT_SYMLINK_NOFOLLOW) == 0
+        let resuming = fstatat(root.fd, CacheNames.build, &status, AT_SYMLINK_NOFOLLOW) == 0
         buildHasInodesOf = nil
         buildIndex = nil
-        let recycled = !resuming && fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) != 0 ? try recycle(keep: keep) : nil
-        let recycling = !resuming && fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) == 0
-        let name = recycling ? Self.recycleName : Self.buildName
-        if !recycling, mkdirat(root.fd, Self.buildName, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display) }
+        let recycled = !resuming && fstatat(root.fd, CacheNames.recycle, &status, AT_SYMLINK_NOFOLLOW) != 0 ? try recycle(keep: keep) : nil
+        let recycling = !resuming && fstatat(root.fd, CacheNames.recycle, &status, AT_SYMLINK_NOFOLLOW) == 0
+        let name = recycling ? CacheNames.recycle : CacheNames.build
+        if !recycling, mkdirat(root.fd, CacheNames.build, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display) }
         let current = current()
-        clonesFiles = current != nil && DirectoryTree.canClone(in: root.partialFD, display: root.path + "/.assetsync/partial")
-        if let mode = Self.mode(in: root.metadataFD, display: root.path + "/.assetsync"), mode.clonesFiles != clonesFiles {
+        clonesFiles = current != nil && DirectoryTree.canClone(in: root.partialFD, display: root.path + "/" + CacheNames.metadata + "/" + CacheNames.partial)
+        if let mode = Self.mode(in: root.metadataFD, display: root.path + "/" + CacheNames.metadata), mode.clonesFiles != clonesFiles {
             try remember(Mode(keep: mode.keep, clonesFiles: clonesFiles))
         }
         let source = openat(parentFD, destName, O_RDONLY | O_DIRECTORY | O_CLOEXEC)  // DEST, through its link
@@ -52,16 +52,16 @@ extension GenerationStore {
         let sharing: DirectoryTree.FileSharing = records.map { records in .clone { records.cloned($0, source: $1, clone: $2) } } ?? .hardLink
         let changes: Int
         if recycling {
-            let spare = try SpareTree(in: root.fd, display: root.path + "/" + Self.spareName)
-            try linkState(from: build, to: spare.fd, names: [StateIndex.fileName, AcceptedVersion.fileName], replacing: false, display: spare.display)
+            let spare = try SpareTree(in: root.fd, display: root.path + "/" + CacheNames.spare)
+            try linkState(from: build, to: spare.fd, names: [CacheNames.state, AcceptedVersion.fileName], replacing: false, display: spare.display)
             changes = try DirectoryTree.link(
-                from: source, to: build, skipping: [CacheRoot.metadataName], sharing: sharing, mirroring: true,
+                from: source, to: build, skipping: [CacheNames.metadata], sharing: sharing, mirroring: true,
                 keeps: records.map { records in { path, present, wanted in
                     // Not the current file itself (left by an earlier build of hard links): a clone replaces it.
                     present.inode != wanted.inode && records.holdsCurrentBytes(path, present: present.inode, wanted: wanted.inode)
                 } }, discard: spare.keep, display: display)
         } else {
-            changes = try DirectoryTree.link(from: source, to: build, skipping: [CacheRoot.metadataName], sharing: sharing, display: display)
+            changes = try DirectoryTree.link(from: source, to: build, skipping: [CacheNames.metadata], sharing: sharing, display: display)
         }
         if let records {
             try linkState(from: source, to: build, names: [AcceptedVersion.fileName], replacing: recycling, display: display)
@@ -69,10 +69,10 @@ extension GenerationStore {
             if index != previous { try save(index, in: build, display: display) }
             buildIndex = index
         } else {
-            try linkState(from: source, to: build, names: [StateIndex.fileName, AcceptedVersion.fileName], replacing: recycling, display: display)
+            try linkState(from: source, to: build, names: [CacheNames.state, AcceptedVersion.fileName], replacing: recycling, display: display)
         }
         if current == nil { try carryPartials(from: source, into: build, display: display) }
-        if recycling, renameat(root.fd, Self.recycleName, root.fd, Self.buildName) != 0 { throw SystemError("rename", path: display) }
+        if recycling, renameat(root.fd, CacheNames.recycle, root.fd, CacheNames.build) != 0 { throw SystemError("rename", path: display) }
         if !resuming { buildHasInodesOf = clonesFiles ? (changes == 0 ? recycled : nil) : current }
         return display
     }
@@ -82,29 +82,29 @@ extension GenerationStore {
     /// an interrupted first pull) stays as it is. The caller holds DEST's own lock (`destIsPlain`), so
     /// no run writes them meanwhile.
     func carryPartials(from dest: Int32, into build: Int32, display: String) throws(SystemError) {
-        let metadata = openat(dest, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let metadata = openat(dest, CacheNames.metadata, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard metadata >= 0 else { return }
         defer { close(metadata) }
-        let partials = openat(metadata, CacheRoot.partialName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let partials = openat(metadata, CacheNames.partial, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard partials >= 0 else { return }
         defer { close(partials) }
-        let names = try DirectoryTree.entries(of: partials, display: destPath + "/.assetsync/partial").map(\.name)
+        let names = try DirectoryTree.entries(of: partials, display: destPath + "/" + CacheNames.metadata + "/" + CacheNames.partial).map(\.name)
         guard !names.isEmpty else { return }
-        let into = try DirectoryTree.openMaking([CacheRoot.metadataName, CacheRoot.partialName], in: build, display: display)
+        let into = try DirectoryTree.openMaking([CacheNames.metadata, CacheNames.partial], in: build, display: display)
         defer { close(into) }
         var status = stat()
         for name in names where fstatat(into, name, &status, AT_SYMLINK_NOFOLLOW) != 0 {
-            guard renameat(partials, name, into, name) == 0 else { throw SystemError("rename", path: destPath + "/.assetsync/partial/" + name) }
+            guard renameat(partials, name, into, name) == 0 else { throw SystemError("rename", path: destPath + "/" + CacheNames.metadata + "/" + CacheNames.partial + "/" + name) }
         }
     }
 
     /// Replaces the state index of the cache directory `build` by `index`. Not synced here: publishing
     /// syncs the whole file system first, and a lost index only costs reading the files it named.
     func save(_ index: StateIndex, in build: Int32, display: String) throws(SystemError) {
-        let metadata = openat(build, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard metadata >= 0 else { throw SystemError("open", path: display + "/.assetsync") }
+        let metadata = openat(build, CacheNames.metadata, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard metadata >= 0 else { throw SystemError("open", path: display + "/" + CacheNames.metadata) }
         defer { close(metadata) }
-        try AtomicFile.replace(StateIndex.fileName, in: metadata, with: index.encoded(), durable: false, display: display + "/.assetsync")
+        try AtomicFile.replace(CacheNames.state, in: metadata, with: index.encoded(), durable: false, display: display + "/" + CacheNames.metadata)
     }
 
     /// Renames the newest generation that publishing would prune to `recycle/`, when no run holds its
@@ -114,8 +114,8 @@ extension GenerationStore {
               let lock = try? CacheLock(root: CacheRoot(named: candidate, in: root.fd, path: root.path + "/" + candidate), wait: 0)
         else { return nil }
         return try withExtendedLifetime(lock) { () throws(SystemError) in
-            try discard(Self.spareName)
-            guard renameat(root.fd, candidate, root.fd, Self.recycleName) == 0 else { throw SystemError("rename", path: root.path + "/" + candidate) }
+            try discard(CacheNames.spare)
+            guard renameat(root.fd, candidate, root.fd, CacheNames.recycle) == 0 else { throw SystemError("rename", path: root.path + "/" + candidate) }
             return candidate
         }
     }
@@ -130,18 +130,18 @@ extension GenerationStore {
     /// `build`'s; both are only ever replaced under a fresh name, so a link shares nothing that is
     /// written. With `replacing`, a file already there goes first.
     func linkState(from source: Int32, to build: Int32, names: [String], replacing: Bool, display: String) throws(SystemError) {
-        if mkdirat(build, CacheRoot.metadataName, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display + "/.assetsync") }
-        let metadata = openat(source, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        if mkdirat(build, CacheNames.metadata, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display + "/" + CacheNames.metadata) }
+        let metadata = openat(source, CacheNames.metadata, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard metadata >= 0 else { return }
         defer { close(metadata) }
-        let into = openat(build, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard into >= 0 else { throw SystemError("open", path: display + "/.assetsync") }
+        let into = openat(build, CacheNames.metadata, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard into >= 0 else { throw SystemError("open", path: display + "/" + CacheNames.metadata) }
         defer { close(into) }
         // The highest signed version accepted goes along, or a new generation would forget it.
         for name in names {
             if replacing { unlinkat(into, name, 0) }
             if linkat(metadata, name, into, name, 0) != 0, errno != EEXIST, errno != ENOENT {
-                throw SystemError("link", path: display + "/.assetsync/" + name)
+                throw SystemError("link", path: display + "/" + CacheNames.metadata + "/" + name)
             }
         }
     }

@@ -14,7 +14,7 @@ extension GenerationStore {
         guard top >= 0 else { return ["it cannot be opened: \(SystemError("open", path: display).reason)"] }
         defer { close(top) }
         guard let index = StateIndex.saved(inCache: top, display: display) else {
-            return ["it has no readable state index (.assetsync/state): its pull never finished, or it was emptied or damaged"]
+            return ["it has no readable state index (\(CacheNames.metadata)/\(CacheNames.state)): its pull never finished, or it was emptied or damaged"]
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: reading ? 1 << 17 : 0, alignment: 4096)
         defer { buffer.deallocate() }

@@ -1,3 +1,4 @@
+import AssetSyncModel
 package import AssetSyncSystem
 import Glibc
 
@@ -12,15 +13,15 @@ extension GenerationStore {
     package func finishInterruptedSteps() throws(SystemError) {
         try retireOldTree()
         try removeLink()
-        try DirectoryTree.remove(Self.trashName, in: root.fd, display: root.path)
+        try DirectoryTree.remove(CacheNames.trash, in: root.fd, display: root.path)
     }
 
     /// Removes `link.tmp` when it is a symlink (made for a publish that did not happen); a directory
     /// there is DEST's old tree, which `retireOldTree` takes.
     func removeLink() throws(SystemError) {
-        guard let kind = kind(of: Self.linkName) else { return }
+        guard let kind = kind(of: CacheNames.link) else { return }
         if kind == S_IFDIR { return try retireOldTree() }
-        if unlinkat(root.fd, Self.linkName, 0) != 0, errno != ENOENT { throw SystemError("unlink", path: root.path + "/" + Self.linkName) }
+        if unlinkat(root.fd, CacheNames.link, 0) != 0, errno != ENOENT { throw SystemError("unlink", path: root.path + "/" + CacheNames.link) }
     }
 
     /// Retires DEST's old plain tree once a generation is published in its place (the exchange left
@@ -30,20 +31,20 @@ extension GenerationStore {
     /// has the name of a file of the tree, or the reverse) stays in `retired/`, named in `notCarried`.
     func retireOldTree() throws(SystemError) {
         notCarried = []
-        if kind(of: Self.linkName) == S_IFDIR {
-            if kind(of: Self.retiredName) != nil { try carryRetired() }
-            guard renameat(root.fd, Self.linkName, root.fd, Self.retiredName) == 0 else {
-                throw SystemError("rename", path: root.path + "/" + Self.linkName)
+        if kind(of: CacheNames.link) == S_IFDIR {
+            if kind(of: CacheNames.retired) != nil { try carryRetired() }
+            guard renameat(root.fd, CacheNames.link, root.fd, CacheNames.retired) == 0 else {
+                throw SystemError("rename", path: root.path + "/" + CacheNames.link)
             }
             _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.fd) }
         }
-        if kind(of: Self.retiredName) != nil { try carryRetired() }
+        if kind(of: CacheNames.retired) != nil { try carryRetired() }
     }
 
     private func carryRetired() throws(SystemError) {
         guard let current = current() else { return }  // DEST is no generation (yet): the tree waits
-        let display = root.path + "/" + Self.retiredName
-        let old = openat(root.fd, Self.retiredName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let display = root.path + "/" + CacheNames.retired
+        let old = openat(root.fd, CacheNames.retired, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard old >= 0 else { throw SystemError("open", path: display) }
         defer { close(old) }
         let generation = openat(root.fd, current, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -51,10 +52,10 @@ extension GenerationStore {
         defer { close(generation) }
         let managed = Set((StateIndex.saved(inCache: generation, display: root.path + "/" + current) ?? StateIndex()).entries.map(\.path))
         var retired = RetiredTree(managed: managed, display: display, generationDisplay: root.path + "/" + current)
-        try DirectoryTree.remove(CacheRoot.metadataName, in: old, display: display)
+        try DirectoryTree.remove(CacheNames.metadata, in: old, display: display)
         try retired.carry(from: old, into: generation, relativePath: "")
         notCarried = retired.notCarried
-        if notCarried.isEmpty, unlinkat(root.fd, Self.retiredName, AT_REMOVEDIR) != 0, errno != ENOENT {
+        if notCarried.isEmpty, unlinkat(root.fd, CacheNames.retired, AT_REMOVEDIR) != 0, errno != ENOENT {
             throw SystemError("rmdir", path: display)
         }
     }
@@ -63,11 +64,11 @@ extension GenerationStore {
     /// renaming it into `trash/` first: a removal cut short leaves no half tree under its own name.
     func discard(_ name: String) throws(SystemError) {
         guard kind(of: name) != nil else { return }
-        let trash = try DirectoryTree.openMaking([Self.trashName], in: root.fd, display: root.path)
+        let trash = try DirectoryTree.openMaking([CacheNames.trash], in: root.fd, display: root.path)
         defer { close(trash) }
-        try DirectoryTree.remove(name, in: trash, display: root.path + "/" + Self.trashName)
+        try DirectoryTree.remove(name, in: trash, display: root.path + "/" + CacheNames.trash)
         guard renameat(root.fd, name, trash, name) == 0 else { throw SystemError("rename", path: root.path + "/" + name) }
-        try DirectoryTree.remove(Self.trashName, in: root.fd, display: root.path)
+        try DirectoryTree.remove(CacheNames.trash, in: root.fd, display: root.path)
     }
 
     /// The file type (`S_IFDIR`, `S_IFLNK`, ...) of `name` in the store, never following it; nil when absent.

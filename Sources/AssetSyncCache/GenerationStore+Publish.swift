@@ -21,10 +21,10 @@ extension GenerationStore {
         do throws(SystemError) {
             try FileDescriptor(build.fd, path: build.path).syncFileSystem()
             let name = Self.name(of: highest + 1)
-            guard renameat(root.fd, Self.buildName, root.fd, name) == 0 else { throw SystemError("rename", path: root.path + "/" + name) }
+            guard renameat(root.fd, CacheNames.build, root.fd, name) == 0 else { throw SystemError("rename", path: root.path + "/" + name) }
             _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.fd) }
             try point(at: name)
-            try discard(Self.spareName)
+            try discard(CacheNames.spare)
             return name
         } catch {
             throw .system(error)
@@ -34,8 +34,8 @@ extension GenerationStore {
     /// Points DEST at `previous` (see `previous()`, and `check` for what the caller makes sure of first);
     /// the generation being built, made from the current one, is dropped.
     package func rollBack(to previous: String) throws(SystemError) {
-        try discard(Self.buildName)
-        try discard(Self.spareName)
+        try discard(CacheNames.build)
+        try discard(CacheNames.spare)
         try point(at: previous)
     }
 
@@ -71,17 +71,17 @@ extension GenerationStore {
     /// recorded (`leaving`, so that a run after a kill finishes it), the generation and the symlink trade
     /// places in one step, then the store is emptied and the record removed.
     package func makePlain() throws(SystemError) {
-        let mode = Self.mode(in: root.metadataFD, display: root.path + "/" + CacheRoot.metadataName) ?? Mode(keep: Self.defaultKeep)
+        let mode = Self.mode(in: root.metadataFD, display: root.path + "/" + CacheNames.metadata) ?? Mode(keep: Self.defaultKeep)
         if !mode.leaving { try remember(Mode(keep: mode.keep, clonesFiles: mode.clonesFiles, leaving: true)) }
         if let current = current() {
             try DirectoryTree.exchange(current, in: root.fd, with: destName, in: parentFD, display: destPath)
             _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
         }
         // What DEST's old plain tree kept back (`notCarried`) stays for the user.
-        for entry in try DirectoryTree.entries(of: root.fd, display: root.path) where ![CacheRoot.metadataName, Self.retiredName].contains(entry.name) {
+        for entry in try DirectoryTree.entries(of: root.fd, display: root.path) where ![CacheNames.metadata, CacheNames.retired].contains(entry.name) {
             try DirectoryTree.remove(entry.name, in: root.fd, display: root.path)
         }
-        unlinkat(root.metadataFD, Self.modeFileName, 0)
+        unlinkat(root.metadataFD, CacheNames.modeRecord, 0)
         _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.metadataFD) }
     }
 
@@ -89,17 +89,17 @@ extension GenerationStore {
     /// then syncs DEST's parent.
     func point(at generation: String) throws(SystemError) {
         try removeLink()
-        guard symlinkat(destName + Self.suffix + "/" + generation, root.fd, Self.linkName) == 0 else {
-            throw SystemError("symlink", path: root.path + "/" + Self.linkName)
+        guard symlinkat(destName + CacheNames.storeSuffix + "/" + generation, root.fd, CacheNames.link) == 0 else {
+            throw SystemError("symlink", path: root.path + "/" + CacheNames.link)
         }
         if destIsPlain {
-            try DirectoryTree.exchange(Self.linkName, in: root.fd, with: destName, in: parentFD, display: destPath)
+            try DirectoryTree.exchange(CacheNames.link, in: root.fd, with: destName, in: parentFD, display: destPath)
             _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
             // Published: a failure from here on is told, and the next run retires the tree again.
             do { try retireOldTree() } catch { retirementFailure = error }
             return
         }
-        guard renameat(root.fd, Self.linkName, parentFD, destName) == 0 else { throw SystemError("rename", path: destPath) }
+        guard renameat(root.fd, CacheNames.link, parentFD, destName) == 0 else { throw SystemError("rename", path: destPath) }
         _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
     }
 }

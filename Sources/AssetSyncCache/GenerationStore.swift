@@ -34,23 +34,6 @@ package final class GenerationStore {
     package let root: CacheRoot
     let parentFD: Int32
 
-    static let suffix = ".assetsync"
-    static let modeFileName = "generations"
-    package static let buildName = "next"
-    /// A generation beyond `--keep` being made the next one; an interrupted run's is finished by the next.
-    static let recycleName = "recycle"
-    /// The files a recycled generation lost in becoming `next/`, kept with its state index so that
-    /// a pull going back to them finds them (see `reuseSources`).
-    static let spareName = "spare"
-    static let generationPrefix = "gen-"
-    /// The temporary name of the symlink that will replace DEST, in the store; after the first
-    /// publish of a plain DEST it names DEST's old tree, until that is renamed `retired`.
-    static let linkName = "link.tmp"
-    /// A plain DEST's old tree after its first generation is published (see `retire`).
-    static let retiredName = "retired"
-    /// Where a tree is renamed before it is removed, so that a removal cut short leaves no half
-    /// generation or half build under a name that means something.
-    static let trashName = "trash"
     /// The highest generation number: `gen-999999999`. Names read from the store are untrusted, so a
     /// number is parsed strictly and bounded, and one that reaches this stops publishing with an error.
     static let highestNumber = 999_999_999
@@ -67,7 +50,7 @@ package final class GenerationStore {
     /// the tree stays, and the next run carries it over.
     package internal(set) var retirementFailure: SystemError?
     /// Where DEST's old plain tree waits, when it could not all be carried over (`notCarried`).
-    package var retiredPath: String { root.path + "/" + Self.retiredName }
+    package var retiredPath: String { root.path + "/" + CacheNames.retired }
 
     /// What the store records of its mode in `.assetsync/generations`, so that later runs keep it.
     package struct Mode: Equatable, Sendable {
@@ -110,12 +93,12 @@ package final class GenerationStore {
     /// build turns out to have its inodes.
     package static func generationToWalkEarly(of dest: String) -> (name: String, path: String)? {
         guard case .success(let (parent, name)) = locate(dest), let mode = rememberedMode(dest), !mode.leaving else { return nil }
-        let store = parent + "/" + name + suffix
+        let store = parent + "/" + name + CacheNames.storeSuffix
         let fd = openStore(parent: parent, name: name)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var status = stat()
-        let unfinished: [String] = [buildName, recycleName, linkName, retiredName]  // the pull resumes or finishes them
+        let unfinished: [String] = [CacheNames.build, CacheNames.recycle, CacheNames.link, CacheNames.retired]  // the pull resumes or finishes them
         guard unfinished.allSatisfy({ fstatat(fd, $0, &status, AT_SYMLINK_NOFOLLOW) != 0 }),
               let current = generation(linkedAt: parent + "/" + name, in: AT_FDCWD, destName: name)
         else { return nil }
@@ -131,10 +114,10 @@ package final class GenerationStore {
         let store = openStore(parent: parent, name: name)
         guard store >= 0 else { return nil }
         defer { close(store) }
-        let fd = openat(store, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let fd = openat(store, CacheNames.metadata, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        return mode(in: fd, display: parent + "/" + name + suffix + "/" + CacheRoot.metadataName)
+        return mode(in: fd, display: parent + "/" + name + CacheNames.storeSuffix + "/" + CacheNames.metadata)
     }
 
     /// The store of DEST `name` in the directory `parent`, opened without following a link at its
@@ -143,12 +126,12 @@ package final class GenerationStore {
         let directory = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { return -1 }
         defer { close(directory) }
-        return openat(directory, name + suffix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        return openat(directory, name + CacheNames.storeSuffix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     }
 
     /// The mode recorded in the metadata directory `fd`; nil when there is none.
     static func mode(in fd: Int32, display: String) -> Mode? {
-        guard let bytes = (try? AtomicFile.read(modeFileName, in: fd, limit: 4096, display: display)) ?? nil,
+        guard let bytes = (try? AtomicFile.read(CacheNames.modeRecord, in: fd, limit: 4096, display: display)) ?? nil,
               let fields = KeyValueRecord.decode(String(decoding: bytes, as: UTF8.self)) else { return nil }
         return Mode(
             keep: fields["keep"].flatMap { Int($0) }.map { min(max(1, $0), 1000) } ?? defaultKeep, clonesFiles: fields["clones"] == "yes",
@@ -166,7 +149,7 @@ package final class GenerationStore {
         parentFD = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard parentFD >= 0 else { throw .system(SystemError("open", path: parent)) }
         do {
-            root = try CacheRoot(named: destName + Self.suffix, in: parentFD, path: destPath + Self.suffix)
+            root = try CacheRoot(named: destName + CacheNames.storeSuffix, in: parentFD, path: destPath + CacheNames.storeSuffix)
         } catch {
             close(parentFD)
             throw error
@@ -178,8 +161,8 @@ package final class GenerationStore {
     /// Records the atomic mode, durably.
     package func remember(_ mode: Mode) throws(SystemError) {
         let text = KeyValueRecord.encode([("keep", "\(mode.keep)"), ("clones", mode.clonesFiles ? "yes" : "no"), ("leaving", mode.leaving ? "yes" : nil)])
-        try AtomicFile.replace(Self.modeFileName, in: root.metadataFD, stagingIn: root.partialFD, with: Array(text.utf8),
-            display: root.path + "/" + CacheRoot.metadataName)
+        try AtomicFile.replace(CacheNames.modeRecord, in: root.metadataFD, stagingIn: root.partialFD, with: Array(text.utf8),
+            display: root.path + "/" + CacheNames.metadata)
     }
 
     /// The generation DEST points at (`gen-000007`), or nil when DEST is a plain directory or missing.
@@ -193,7 +176,7 @@ package final class GenerationStore {
         guard count > 0 else { return nil }
         let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let generation = String(PathName.split(target).name)
-        return target == destName + suffix + "/" + generation && number(of: generation) != nil ? generation : nil
+        return target == destName + CacheNames.storeSuffix + "/" + generation && number(of: generation) != nil ? generation : nil
     }
 
     /// The generations in the store, oldest first.
@@ -227,7 +210,7 @@ package final class GenerationStore {
     package func reuseSources() -> [ReuseSource] {
         let current = current()
         let others = ((try? generations()) ?? []).filter { clonesFiles || $0 != current }.reversed()
-        return ([Self.spareName] + others).compactMap { ReuseSource(cacheAt: root.path + "/" + $0, recordsVouch: true) }
+        return ([CacheNames.spare] + others).compactMap { ReuseSource(cacheAt: root.path + "/" + $0, recordsVouch: true) }
     }
 
     /// The generations of the store of `dest` a pull may reuse bytes from besides the one DEST shows,
@@ -235,7 +218,7 @@ package final class GenerationStore {
     /// DEST is plain.
     package static func otherGenerations(of dest: String) -> [ReuseSource] {
         guard case .success(let (parent, name)) = locate(dest) else { return [] }
-        let store = parent + "/" + name + suffix
+        let store = parent + "/" + name + CacheNames.storeSuffix
         let fd = open(store, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return [] }
         defer { close(fd) }
@@ -246,14 +229,14 @@ package final class GenerationStore {
 
     /// Opens `next/`, which `prepareBuild` made, as the run's cache directory (never through a link).
     package func openBuild() throws(CacheError) -> CacheRoot {
-        try CacheRoot(named: Self.buildName, in: root.fd, path: root.path + "/" + Self.buildName)
+        try CacheRoot(named: CacheNames.build, in: root.fd, path: root.path + "/" + CacheNames.build)
     }
 
     /// The number of a generation's name as `name(of:)` writes it (`gen-` and six to nine ASCII digits,
     /// zero-padded to six and no further, at most `highestNumber`), or nil for any other name.
     static func number(of name: String) -> Int? {
-        let digits = name.utf8.dropFirst(generationPrefix.utf8.count)
-        guard name.hasPrefix(generationPrefix), (6...9).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }),
+        let digits = name.utf8.dropFirst(CacheNames.generationPrefix.utf8.count)
+        guard name.hasPrefix(CacheNames.generationPrefix), (6...9).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }),
               digits.count == 6 || digits.first != 0x30 else { return nil }
         return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
     }
@@ -261,6 +244,6 @@ package final class GenerationStore {
     /// The name of generation `number` (1 to `highestNumber`): `gen-000007`.
     static func name(of number: Int) -> String {
         let digits = String(number)
-        return generationPrefix + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+        return CacheNames.generationPrefix + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 }

@@ -27,7 +27,7 @@ package enum ManifestCopy {
     }
 
     /// The path of the copy.
-    package static func path(in root: CacheRoot, file: String = fileName) -> String { root.path + "/" + CacheRoot.metadataName + "/" + file }
+    package static func path(in root: CacheRoot, file: String = fileName) -> String { root.path + "/" + CacheNames.metadata + "/" + file }
 
     /// The meta of the copy, or nil when either is missing, not a regular file, or torn.
     package static func meta(in root: CacheRoot, file: String = fileName) -> Meta? {
@@ -47,7 +47,7 @@ package enum ManifestCopy {
     /// A fresh temporary file in `partial/`, for one fetch attempt.
     package static func createTemporary(in root: CacheRoot, file: String = fileName) throws(SystemError) -> AtomicFile.Temporary {
         try AtomicFile.createTemporary(
-            for: file, in: root.partialFD, mode: 0o600, display: root.path + "/" + CacheRoot.metadataName + "/" + CacheRoot.partialName)
+            for: file, in: root.partialFD, mode: 0o600, display: root.path + "/" + CacheNames.metadata + "/" + CacheNames.partial)
     }
 
     /// Removes the temporary file `name` (what an attempt that was not kept left).
@@ -56,7 +56,7 @@ package enum ManifestCopy {
     /// Moves the fresh copy in the temporary file `name` into place, then writes its meta (so a crash
     /// between leaves an old ETag: a full fetch next time).
     package static func keep(temporary name: String, meta: Meta, in root: CacheRoot, file: String = fileName) throws(SystemError) {
-        let display = root.path + "/" + CacheRoot.metadataName
+        let display = root.path + "/" + CacheNames.metadata
         guard renameat(root.partialFD, name, root.metadataFD, file) == 0 else {
             throw SystemError("rename", path: display + "/" + file)
         }

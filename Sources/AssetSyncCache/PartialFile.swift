@@ -30,7 +30,7 @@ package final class PartialFile {
 
     var partName: String { name + ".part" }
     var recordName: String { name + ".resume" }
-    package var displayPath: String { root.path + "/.assetsync/partial/" + partName }
+    package var displayPath: String { root.path + "/" + CacheNames.metadata + "/" + CacheNames.partial + "/" + partName }
 
     /// Opens the partial for `entry` and takes its lock: a partial has one writer, so one that
     /// another process holds locked is left alone, never truncated. A record of the same entry
@@ -46,7 +46,7 @@ package final class PartialFile {
         self.name = name
         let (fd, onDisk) = try Self.openLocked(in: root, name + ".part")
         self.fd = fd
-        let path = root.path + "/.assetsync/partial/" + name + ".part"
+        let path = root.path + "/" + CacheNames.metadata + "/" + CacheNames.partial + "/" + name + ".part"
         do throws(SystemError) {
             let fields = onDisk > 0 && onDisk <= entry.size ? Self.resumeFields(root: root, name: name, entry: entry) : nil
             if let fields, resumable(fields), inSegments(fields) {
@@ -73,7 +73,7 @@ package final class PartialFile {
     /// and returns it with its size. Anything but a regular file with one link (a FIFO, a hard link
     /// planted to make assetsync write elsewhere) is unlinked, by name only, and created afresh.
     private static func openLocked(in root: CacheRoot, _ partName: String) throws(CacheError) -> (fd: Int32, size: Int64) {
-        let display = root.path + "/.assetsync/partial/" + partName
+        let display = root.path + "/" + CacheNames.metadata + "/" + CacheNames.partial + "/" + partName
         for _ in 0..<4 {
             let fd = openat(root.partialFD, partName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
             guard fd >= 0 else {
@@ -179,7 +179,7 @@ package final class PartialFile {
     package func saveResume(_ fields: [(key: String, value: String?)]) throws(SystemError) {
         try AtomicFile.replace(
             recordName, in: root.partialFD, with: Array(Self.encodeResume(fields, for: entry).utf8), mode: 0o600, durable: false,
-            display: root.path + "/" + CacheRoot.metadataName + "/" + CacheRoot.partialName)
+            display: root.path + "/" + CacheNames.metadata + "/" + CacheNames.partial)
         hasResumeRecord = true
     }
 

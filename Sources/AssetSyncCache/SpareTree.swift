@@ -1,3 +1,4 @@
+import AssetSyncModel
 import AssetSyncSystem
 import Glibc
 
@@ -10,8 +11,8 @@ final class SpareTree {
 
     /// Opens the spare tree, creating it when needed; an interrupted run's is continued.
     init(in store: Int32, display: String) throws(SystemError) {
-        if mkdirat(store, GenerationStore.spareName, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display) }
-        fd = openat(store, GenerationStore.spareName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        if mkdirat(store, CacheNames.spare, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display) }
+        fd = openat(store, CacheNames.spare, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw SystemError("open", path: display) }
         self.display = display
     }
