@@ -117,6 +117,11 @@ package struct FileDescriptor {
         asc_seek(raw, offset, hole ? 1 : 0)
     }
 
+    /// Cuts the file (or extends it with a hole) to `length` bytes.
+    package func truncate(to length: Int64) throws(SystemError) {
+        _ = try retryingInterrupts("truncate", path: path) { ftruncate(raw, off_t(length)) }
+    }
+
     /// Takes the file's exclusive `flock` without waiting; false when another open file holds it (EWOULDBLOCK).
     package func tryLock() throws(SystemError) -> Bool {
         while flock(raw, LOCK_EX | LOCK_NB) != 0 {
