@@ -21,8 +21,6 @@ package final class CacheRoot: Sendable {
 
     /// DEST's descriptor, borrowed from `directory`.
     package var fd: Int32 { directory.raw }
-    var metadataFD: Int32 { metadataDirectory.raw }
-    var partialFD: Int32 { partialDirectory.raw }
 
     /// Opens (creating when needed) the resolved cache directory and its `.assetsync/partial/`.
     package convenience init(resolvedPath: String) throws(CacheError) {

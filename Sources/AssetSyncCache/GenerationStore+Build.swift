@@ -43,8 +43,8 @@ extension GenerationStore {
         var records: CloneRecords?
         if clonesFiles {
             // Both indexes are read at once: each is a parse of up to one line per file.
-            let loading = BackgroundWork { [build] in StateIndex.saved(inCache: build.raw, display: build.path) }
-            let current = StateIndex.saved(inCache: source.raw, display: destPath) ?? StateIndex()
+            let loading = BackgroundWork { [build] in StateIndex.saved(inCache: build, display: build.path) }
+            let current = StateIndex.saved(inCache: source, display: destPath) ?? StateIndex()
             previous = loading.value()
             records = CloneRecords(current: current, previous: previous ?? StateIndex(), resumed: resuming)
         }

@@ -16,7 +16,7 @@ extension GenerationStore {
             return ["it cannot be opened: \(error.reason)"]
         }
         let display = top.path
-        guard let index = StateIndex.saved(inCache: top.raw, display: display) else {
+        guard let index = StateIndex.saved(inCache: top, display: display) else {
             return ["it has no readable state index (\(CacheNames.metadata)/\(CacheNames.state)): its pull never finished, or it was emptied or damaged"]
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: reading ? 1 << 17 : 0, alignment: 4096)

@@ -43,7 +43,7 @@ extension GenerationStore {
         guard let current = current() else { return }  // DEST is no generation (yet): the tree waits
         let old = try root.directory.openDirectory(CacheNames.retired)
         let generation = try root.directory.openDirectory(current)
-        let managed = Set((StateIndex.saved(inCache: generation.raw, display: generation.path) ?? StateIndex()).entries.map(\.path))
+        let managed = Set((StateIndex.saved(inCache: generation, display: generation.path) ?? StateIndex()).entries.map(\.path))
         var retired = RetiredTree(managed: managed, display: old.path, generationDisplay: generation.path)
         try DirectoryTree.remove(CacheNames.metadata, in: old.raw, display: old.path)
         try retired.carry(from: old, into: generation, relativePath: "")
