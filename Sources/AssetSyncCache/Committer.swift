@@ -67,7 +67,11 @@ package enum Committer {
         for (index, partial) in partials.enumerated() {
             do throws(CacheError) {
                 try checkOnDisk(partial)
-                guard fchmod(partial.fd, fileMode) == 0 else { throw .system(SystemError("chmod", path: partial.displayPath)) }
+                do {
+                    try FileDescriptor(partial.fd, path: partial.displayPath).setMode(fileMode)
+                } catch {
+                    throw .system(error)
+                }
                 moves[index] = Move(name: partial.partName, path: partial.entry.path)
             } catch {
                 errors[index] = error
@@ -187,9 +191,13 @@ package enum Committer {
             throw .system(error)
         }
         defer { close(fd) }
-        var status = stat()
-        guard fchmod(fd, fileMode) == 0, fstat(fd, &status) == 0 else { throw .system(SystemError("chmod", path: display)) }
-        return StateIndex.Record(LocalItem(status), crc32: entry.crc32, sha256: entry.sha256)
+        let file = FileDescriptor(fd, path: display)
+        do {
+            try file.setMode(fileMode)
+            return StateIndex.Record(LocalItem(try file.status()), crc32: entry.crc32, sha256: entry.sha256)
+        } catch {
+            throw .system(SystemError("chmod", path: display, code: error.code))
+        }
     }
 
     /// A file in `partial/` and the entry path it becomes.

@@ -117,6 +117,11 @@ package struct FileDescriptor {
         asc_seek(raw, offset, hole ? 1 : 0)
     }
 
+    /// Sets the file's permission bits (`fchmod`).
+    package func setMode(_ mode: mode_t) throws(SystemError) {
+        _ = try retryingInterrupts("chmod", path: path) { fchmod(raw, mode) }
+    }
+
     /// Cuts the file (or extends it with a hole) to `length` bytes.
     package func truncate(to length: Int64) throws(SystemError) {
         _ = try retryingInterrupts("truncate", path: path) { ftruncate(raw, off_t(length)) }
