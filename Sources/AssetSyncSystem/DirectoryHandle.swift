@@ -3,9 +3,9 @@ package import Glibc
 /// An open directory that owns its descriptor (closed when the handle goes), and the calls assetsync
 /// makes relative to it. None follows a symlink at the name it is given unless asked, and each failure
 /// is a `SystemError` naming the call and the child's path (this directory's path and the name, unless
-/// the caller names it otherwise), whose `code` is the `errno` to branch on. Calls that read or sync are
-/// retried on `EINTR`; those that change names are not, as before: a retry of one that took effect would
-/// fail (EEXIST, ENOENT) where it succeeded.
+/// the caller names it otherwise), whose `code` is the `errno` to branch on. Opens, status and syncs are
+/// retried on `EINTR`; calls that change names (mkdir, rename, link, unlink) are not, as before: a retry
+/// of one that took effect would fail (EEXIST, ENOENT) where it succeeded.
 package final class DirectoryHandle: Sendable {
     package let raw: Int32
     /// The directory's path, for messages.
@@ -49,7 +49,7 @@ package final class DirectoryHandle: Sendable {
     /// `mode` for a file it creates; the caller owns (and closes) the descriptor.
     package func openFile(_ name: String, flags: Int32, mode: mode_t = 0, path display: String? = nil) throws(SystemError) -> Int32 {
         let flags = flags | O_NOFOLLOW | O_CLOEXEC
-        return try retryingInterrupts("open", path: display ?? pathOf(name)) { openat(raw, name, flags, mode) }
+        return try retrying("open", name, display) { openat(raw, name, flags, mode) }
     }
 
     /// Makes the directory `name` here (`mkdirat`); false when the name was already taken (EEXIST).
@@ -109,7 +109,7 @@ package final class DirectoryHandle: Sendable {
     /// The status of `name` here itself, a symlink not followed (`fstatat` with `AT_SYMLINK_NOFOLLOW`).
     package func status(of name: String, path display: String? = nil) throws(SystemError) -> stat {
         var status = stat()
-        _ = try retryingInterrupts("stat", path: display ?? pathOf(name)) { fstatat(raw, name, &status, AT_SYMLINK_NOFOLLOW) }
+        _ = try retrying("stat", name, display) { fstatat(raw, name, &status, AT_SYMLINK_NOFOLLOW) }
         return status
     }
 
@@ -119,9 +119,6 @@ package final class DirectoryHandle: Sendable {
         (try? status(of: name)).map { $0.st_mode & S_IFMT }
     }
 
-    /// The status of this directory (`fstat`).
-    package func status() throws(SystemError) -> stat { try descriptor.status() }
-
     /// Makes this directory's entries durable (`fsync`); `display` names it in the error.
     package func sync(path display: String? = nil) throws(SystemError) {
         _ = try retryingInterrupts("fsync", path: display ?? path) { fsync(raw) }
@@ -129,6 +126,17 @@ package final class DirectoryHandle: Sendable {
 
     /// The names this directory holds (but `.` and `..`).
     package func entries() throws(SystemError) -> [DirectoryTree.Entry] { try DirectoryTree.entries(of: raw, display: path) }
+
+    /// `body` until it stops failing with `EINTR`, as `retryingInterrupts` does, with the path of `name`
+    /// made only for a failure: a status or an open that succeeds costs no string.
+    private func retrying<T: BinaryInteger>(_ call: String, _ name: String, _ display: String?, _ body: () -> T) throws(SystemError) -> T {
+        while true {
+            let result = body()
+            if result >= 0 { return result }
+            let code = errno
+            if code != EINTR { throw SystemError(call, path: display ?? pathOf(name), code: code) }
+        }
+    }
 
     /// The descriptor, borrowed, for the calls on any open file (`syncfs`, `fstat`).
     package var descriptor: FileDescriptor { FileDescriptor(raw, path: path) }

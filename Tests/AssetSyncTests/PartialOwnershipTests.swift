@@ -131,7 +131,7 @@ import TestSupport
                 partials.append(partial)
             }
             return Committer.commit(partials, syncingDirectoriesWith: { directory throws(SystemError) in
-                guard try directory.status().st_ino == failing.st_ino else { return try directory.sync() }
+                guard try directory.descriptor.status().st_ino == failing.st_ino else { return try directory.sync() }
                 throw SystemError("fsync", path: directory.path, code: EIO)
             })
         }
