@@ -13,29 +13,29 @@ package enum AcceptedVersion {
     /// The recorded version; nil when there is none, or it is torn or foreign (whoever can write
     /// `.assetsync/` can change DEST's files anyway: docs/security.md). Throws when it cannot be read.
     package static func highest(in root: CacheRoot) throws(SystemError) -> UInt64? {
-        try decode(AtomicFile.read(fileName, in: root.metadataFD, limit: sizeLimit, display: display(root.path)))
+        try decode(AtomicFile.read(fileName, in: root.metadataDirectory.raw, limit: sizeLimit, display: display(root.path)))
     }
 
     /// The recorded version of the cache directory at `path`, read without creating or locking anything
     /// (for `plan`); no `.assetsync/` gives nil.
     package static func highest(cacheAt path: String) throws(SystemError) -> UInt64? {
-        let metadata = open(path + "/" + CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard metadata >= 0 else { return nil }
-        defer { close(metadata) }
-        return try decode(AtomicFile.read(fileName, in: metadata, limit: sizeLimit, display: display(path)))
+        guard let metadata = try? DirectoryHandle(opening: path + "/" + CacheNames.metadata, followingLink: false) else { return nil }
+        return try withExtendedLifetime(metadata) { () throws(SystemError) in
+            try decode(AtomicFile.read(fileName, in: metadata.raw, limit: sizeLimit, display: display(path)))
+        }
     }
 
     /// Records `version`, signed by the key `keyID`, as the highest accepted.
     package static func record(_ version: UInt64, keyID: String, in root: CacheRoot) throws(SystemError) {
         let text = KeyValueRecord.encode([("version", String(version)), ("key", keyID)], header: header)
         try AtomicFile.replace(
-            fileName, in: root.metadataFD, stagingIn: root.partialFD, with: Array(text.utf8),
-            display: root.path + "/" + CacheRoot.metadataName)
+            fileName, in: root.metadataDirectory.raw, stagingIn: root.partialDirectory.raw, with: Array(text.utf8),
+            display: root.path + "/" + CacheNames.metadata)
     }
 
     private static func decode(_ bytes: [UInt8]?) -> UInt64? {
         bytes.flatMap { KeyValueRecord.decode(String(decoding: $0, as: UTF8.self), header: header) }?["version"].flatMap { UInt64($0) }
     }
 
-    private static func display(_ path: String) -> String { path + "/" + CacheRoot.metadataName + "/" + fileName }
+    private static func display(_ path: String) -> String { path + "/" + CacheNames.metadata + "/" + fileName }
 }

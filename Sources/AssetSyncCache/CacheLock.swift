@@ -6,8 +6,6 @@ import Glibc
 /// waits up to `--lock-wait`, then exits 4 naming the holder. The kernel frees
 /// the lock when its holder exits, however it exits (kill -9 included).
 package final class CacheLock {
-    static let fileName = "lock"
-
     private let fd: Int32
 
     /// Who holds the lock: what the holder wrote into the lock file.
@@ -19,20 +17,27 @@ package final class CacheLock {
     /// Takes the lock, waiting up to `wait` seconds (0: not at all) by `clock` until `stop` is
     /// requested, then sweeps the temporaries that crashed runs left, and writes who holds it.
     package init(root: CacheRoot, wait: Double, stop: StopSource = .never, clock: () -> Double = MonotonicClock.now) throws(LockError) {
-        let directory = root.path + "/" + CacheRoot.metadataName
-        let path = directory + "/" + Self.fileName
+        let metadata = root.metadataDirectory
+        let path = metadata.pathOf(CacheNames.lock)
         let deadline = clock() + wait
         var fd: Int32
         var held = stat()
         while true {
-            fd = openat(root.metadataFD, Self.fileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw .system(SystemError("open", path: path)) }
-            while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-                guard errno == EWOULDBLOCK || errno == EINTR else {
-                    let error = SystemError("flock", path: path)
+            do {
+                fd = try metadata.openFile(CacheNames.lock, flags: O_RDWR | O_CREAT | O_NONBLOCK, mode: 0o644, path: path)
+            } catch {
+                throw .system(error)
+            }
+            let file = FileDescriptor(fd, path: path)
+            while true {
+                let locked: Bool
+                do {
+                    locked = try file.tryLock()
+                } catch {
                     close(fd)
                     throw .system(error)
                 }
+                if locked { break }
                 // flock has no timeout: the lock is asked for again every 50 ms, a stop heard at once.
                 if clock() >= deadline || !stop.sleep(min(0.05, deadline - clock()), clock: clock) {
                     let holder = Self.holder(fd)
@@ -42,46 +47,50 @@ package final class CacheLock {
             }
             // The lock counts only while the name still leads to this inode: the holder before may
             // have replaced or removed it, and then the next run locks the new one.
-            var named = stat()
-            guard fstat(fd, &held) == 0 else {
-                let error = SystemError("stat", path: path)
+            do {
+                held = try file.status()
+            } catch {
                 close(fd)
                 throw .system(error)
             }
-            if fstatat(root.metadataFD, Self.fileName, &named, AT_SYMLINK_NOFOLLOW) == 0,
-               named.st_dev == held.st_dev, named.st_ino == held.st_ino { break }
+            if let named = try? metadata.status(of: CacheNames.lock), named.st_dev == held.st_dev, named.st_ino == held.st_ino { break }
             close(fd)
         }
         if held.st_mode & S_IFMT != S_IFREG || held.st_nlink != 1 {
-            fd = try Self.replace(fd, in: root, directory: directory)
+            fd = try Self.replace(fd, in: root)
         }
         self.fd = fd
         // Temporaries are staged in partial/; earlier versions made them beside their targets.
-        AtomicFile.removeTemporaries(in: root.partialFD)
-        AtomicFile.removeTemporaries(in: root.metadataFD)
+        AtomicFile.removeTemporaries(in: root.partialDirectory.raw)
+        AtomicFile.removeTemporaries(in: metadata.raw)
         // The details are only shown to runs that wait; failing to write them must not stop this one.
         let text = KeyValueRecord.encode([("pid", "\(getpid())"), ("host", Self.hostName()), ("started", Self.timestamp())])
-        if ftruncate(fd, 0) == 0 {
-            _ = try? Array(text.utf8).withBytes { bytes throws(SystemError) in try FileDescriptor(fd).writeAll(bytes, at: 0) }
+        let file = FileDescriptor(fd)
+        if (try? file.truncate(to: 0)) != nil {
+            _ = try? Array(text.utf8).withBytes { bytes throws(SystemError) in try file.writeAll(bytes, at: 0) }
         }
     }
 
     /// Puts a fresh lock file, locked before it gets the name, in place of `old` (whose lock is held):
     /// only a regular file with no other name may be written, or a hard link planted at `lock`
     /// would make the holder's details overwrite a file outside DEST.
-    private static func replace(_ old: Int32, in root: CacheRoot, directory: String) throws(LockError) -> Int32 {
+    private static func replace(_ old: Int32, in root: CacheRoot) throws(LockError) -> Int32 {
         defer { close(old) }
+        let partials = root.partialDirectory
+        let path = root.metadataDirectory.pathOf(CacheNames.lock)
         let fresh: AtomicFile.Temporary
         do {
-            fresh = try AtomicFile.createTemporary(for: fileName, in: root.partialFD, mode: 0o644, display: directory + "/" + CacheRoot.partialName)
+            fresh = try AtomicFile.createTemporary(for: CacheNames.lock, in: partials.raw, mode: 0o644, display: partials.path)
         } catch {
             throw .system(error)
         }
-        guard flock(fresh.fd, LOCK_EX | LOCK_NB) == 0, renameat(root.partialFD, fresh.name, root.metadataFD, fileName) == 0 else {
-            let error = SystemError("rename", path: directory + "/" + fileName)
+        do throws(SystemError) {
+            guard try FileDescriptor(fresh.fd).tryLock() else { throw SystemError("flock", code: EWOULDBLOCK) }
+            try partials.rename(fresh.name, to: CacheNames.lock, in: root.metadataDirectory)
+        } catch {
             close(fresh.fd)
-            unlinkat(root.partialFD, fresh.name, 0)
-            throw .system(error)
+            try? partials.removeFile(fresh.name)
+            throw .system(SystemError("rename", path: path, code: error.code))
         }
         return fresh.fd
     }
@@ -91,7 +100,7 @@ package final class CacheLock {
     /// "pid 123 on host build-7, started 2026-11-30T06:00:00Z", from the holder's lock file.
     private static func holder(_ fd: Int32) -> String {
         var buffer = [UInt8](repeating: 0, count: 512)
-        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        let count = (try? buffer.withMutableBytes { bytes throws(SystemError) in try FileDescriptor(fd).read(into: bytes, at: 0) }) ?? 0
         guard count > 0 else { return "an unknown process (it has not written its details yet)" }
         let fields = KeyValueRecord.decode(String(decoding: buffer[0..<count], as: UTF8.self)) ?? [:]
         return "pid \(fields["pid"] ?? "?") on host \(fields["host"] ?? "?"), started \(fields["started"] ?? "?")"

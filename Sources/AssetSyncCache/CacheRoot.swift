@@ -7,80 +7,69 @@ import Glibc
 /// relative to these descriptors and never follows a symlink inside DEST.
 package final class CacheRoot: Sendable {
     package let path: String
-    package let fd: Int32
+    // Declared innermost first: they are closed in this order.
+    /// `DEST/.assetsync/partial/`
+    let partialDirectory: DirectoryHandle
     /// `DEST/.assetsync/`
-    let metadataFD: Int32
-    let partialFD: Int32
+    let metadataDirectory: DirectoryHandle
+    /// DEST itself.
+    package let directory: DirectoryHandle
     /// Whether this run made DEST, and `.assetsync/`, so that a run that refuses to act can leave
     /// nothing behind. (Whether DEST is managed is another question, answered by a committed state index.)
     private let createdDirectory: Bool
     private let createdMetadata: Bool
 
-    static let metadataName = ".assetsync"
-    static let partialName = "partial"
+    /// DEST's descriptor, borrowed from `directory`.
+    package var fd: Int32 { directory.raw }
 
     /// Opens (creating when needed) the resolved cache directory and its `.assetsync/partial/`.
     package convenience init(resolvedPath: String) throws(CacheError) {
-        try self.init(name: resolvedPath, in: AT_FDCWD, path: resolvedPath, followingLink: true)
+        try self.init(name: resolvedPath, in: .workingDirectory, path: resolvedPath, followingLink: true)
     }
 
     /// Opens (creating when needed) the directory `name` in `parent` as a cache directory, refusing a
     /// symlink there (`.linkRefused`) rather than following it: for the directories assetsync names
     /// itself (the generation store, its generations), where a link can only have been planted.
-    package convenience init(named name: String, in parent: Int32, path: String) throws(CacheError) {
+    package convenience init(named name: String, in parent: DirectoryHandle, path: String) throws(CacheError) {
         try self.init(name: name, in: parent, path: path, followingLink: false)
     }
 
-    private init(name: String, in parent: Int32, path resolvedPath: String, followingLink: Bool) throws(CacheError) {
+    private init(name: String, in parent: DirectoryHandle, path resolvedPath: String, followingLink: Bool) throws(CacheError) {
         path = resolvedPath
-        createdDirectory = mkdirat(parent, name, 0o755) == 0
-        if !createdDirectory, errno != EEXIST { throw .system(SystemError("mkdir", path: resolvedPath)) }
-        let root = openat(parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLink ? 0 : O_NOFOLLOW))
-        guard root >= 0 else {
-            let code = errno
-            var status = stat()
-            if !followingLink, code == ELOOP || code == ENOTDIR, fstatat(parent, name, &status, AT_SYMLINK_NOFOLLOW) == 0 {
+        do {
+            createdDirectory = try parent.makeDirectory(name, path: resolvedPath)
+        } catch {
+            throw .system(error)
+        }
+        let root: DirectoryHandle
+        do {
+            root = try parent.openDirectory(name, followingLink: followingLink, path: resolvedPath)
+        } catch {
+            if !followingLink, error.code == ELOOP || error.code == ENOTDIR, let status = try? parent.status(of: name) {
                 throw .linkRefused(path: resolvedPath, by: LocalItem(status).kind)
             }
-            throw .system(SystemError("open", path: resolvedPath, code: code))
+            throw .system(error)
         }
-        var status = stat()
-        createdMetadata = fstatat(root, Self.metadataName, &status, AT_SYMLINK_NOFOLLOW) != 0
-        do throws(CacheError) {
-            let metadata: Int32
-            do {
-                metadata = try Self.openDirectory(in: root, Self.metadataName, displayPath: resolvedPath + "/" + Self.metadataName).fd
-            } catch .obstructed(let path, let kind) {
-                throw .metadataObstructed(path: path, by: kind)
-            }
-            do throws(CacheError) {
-                partialFD = try Self.openDirectory(in: metadata, Self.partialName, displayPath: resolvedPath + "/.assetsync/partial").fd
-            } catch {
-                close(metadata)
-                throw error
-            }
-            metadataFD = metadata
-        } catch {
-            close(root)
-            throw error
+        createdMetadata = root.kind(of: CacheNames.metadata) == nil
+        let metadata: DirectoryHandle
+        do {
+            metadata = try Self.openDirectory(in: root, CacheNames.metadata, displayPath: root.pathOf(CacheNames.metadata)).handle
+        } catch .obstructed(let path, let kind) {
+            throw .metadataObstructed(path: path, by: kind)
         }
-        fd = root
+        partialDirectory = try Self.openDirectory(in: metadata, CacheNames.partial, displayPath: metadata.pathOf(CacheNames.partial)).handle
+        metadataDirectory = metadata
+        directory = root
     }
 
     /// Removes the `.assetsync/` this run created (the lock file and the empty `partial/`), and DEST
     /// when this run made it, when a run refuses to act; what it found is left alone.
     package func forgetWhatThisRunCreated() {
         guard createdMetadata else { return }
-        unlinkat(metadataFD, CacheLock.fileName, 0)
-        unlinkat(metadataFD, Self.partialName, AT_REMOVEDIR)
-        unlinkat(fd, Self.metadataName, AT_REMOVEDIR)
+        try? metadataDirectory.removeFile(CacheNames.lock)
+        try? metadataDirectory.removeDirectory(CacheNames.partial)
+        try? directory.removeDirectory(CacheNames.metadata)
         if createdDirectory { rmdir(path) }
-    }
-
-    deinit {
-        close(partialFD)
-        close(metadataFD)
-        close(fd)
     }
 
     /// Opens the directory that will hold `relativePath`. When `creating`, missing
@@ -88,39 +77,37 @@ package final class CacheRoot: Sendable {
     /// directory (the link itself is removed, never its target); any other
     /// file in the way is an obstruction. `made` is called with the relative path of
     /// each directory made, which is durable only once its parent is fsynced.
-    /// The caller closes the returned descriptor.
     package func openParent(
         of relativePath: String, creating: Bool = true, made: (Substring) -> Void = { _ in }
-    ) throws(CacheError) -> Int32 {
+    ) throws(CacheError) -> DirectoryHandle {
         try openDirectory(at: PathName.split(relativePath).parent ?? "", creating: creating, made: made)
     }
 
-    /// Opens the directory at `relativePath` ("" for DEST) as `openParent` does; the caller closes it.
+    /// Opens the directory at `relativePath` ("" for DEST) as `openParent` does: a handle of its own.
     package func openDirectory(
         at relativePath: Substring, creating: Bool = false, made: (Substring) -> Void = { _ in }
-    ) throws(CacheError) -> Int32 {
-        var current = dup(fd)
-        guard current >= 0 else { throw .system(SystemError("dup", path: path)) }
+    ) throws(CacheError) -> DirectoryHandle {
+        var current: DirectoryHandle
+        do {
+            current = try directory.duplicate()
+        } catch {
+            throw .system(error)
+        }
         guard !relativePath.isEmpty else { return current }
         var walked = path
         for component in relativePath.split(separator: "/", omittingEmptySubsequences: false) {
             let name = String(component)
             walked += "/" + name
-            do throws(CacheError) {
-                let next: Int32
-                if creating {
-                    let opened = try Self.openDirectory(in: current, name, displayPath: walked, replacingSymlink: true)
-                    next = opened.fd
-                    if opened.made { made(relativePath[..<component.endIndex]) }
-                } else {
-                    next = openat(current, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                    if next < 0 { throw CacheError.system(SystemError("open", path: walked)) }
+            if creating {
+                let opened = try Self.openDirectory(in: current, name, displayPath: walked, replacingSymlink: true)
+                current = opened.handle
+                if opened.made { made(relativePath[..<component.endIndex]) }
+            } else {
+                do {
+                    current = try current.openDirectory(name, path: walked)
+                } catch {
+                    throw .system(error)
                 }
-                close(current)
-                current = next
-            } catch {
-                close(current)
-                throw error
             }
         }
         return current
@@ -129,30 +116,35 @@ package final class CacheRoot: Sendable {
     /// Opens `name` in `parent` as a directory without following a symlink, making it if missing;
     /// `made` says whether it did.
     private static func openDirectory(
-        in parent: Int32, _ name: String, displayPath: String, replacingSymlink: Bool = false
-    ) throws(CacheError) -> (fd: Int32, made: Bool) {
+        in parent: DirectoryHandle, _ name: String, displayPath: String, replacingSymlink: Bool = false
+    ) throws(CacheError) -> (handle: DirectoryHandle, made: Bool) {
         var made = false
         for _ in 0..<4 {
-            let opened = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            if opened >= 0 { return (opened, made) }
-            switch errno {
+            let failure: SystemError
+            do {
+                return (try parent.openDirectory(name, path: displayPath), made)
+            } catch {
+                failure = error
+            }
+            switch failure.code {
             case ENOENT:
-                if mkdirat(parent, name, 0o755) == 0 {
-                    made = true
-                } else if errno != EEXIST {
-                    throw .system(SystemError("mkdir", path: displayPath))
+                do {
+                    if try parent.makeDirectory(name, path: displayPath) { made = true }
+                } catch {
+                    throw .system(error)
                 }
             case ELOOP, ENOTDIR:
-                var status = stat()
-                guard fstatat(parent, name, &status, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+                guard let status = try? parent.status(of: name) else { continue }
                 guard replacingSymlink, status.st_mode & S_IFMT == S_IFLNK else {
                     throw .obstructed(path: displayPath, by: LocalItem(status).kind)
                 }
-                if unlinkat(parent, name, 0) != 0, errno != ENOENT {
-                    throw .system(SystemError("unlink", path: displayPath))
+                do {
+                    try parent.removeFile(name, allowingMissing: true, path: displayPath)
+                } catch {
+                    throw .system(error)
                 }
             default:
-                throw .system(SystemError("open", path: displayPath))
+                throw .system(failure)
             }
         }
         throw .system(SystemError("open", path: displayPath, code: ELOOP))

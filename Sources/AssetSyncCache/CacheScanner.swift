@@ -165,8 +165,7 @@ package enum CacheScanner {
         switch name.count {
         case 1: return name[0] == dot
         case 2: return name[0] == dot && name[1] == dot
-        case 10: return atRoot && name.elementsEqual(".assetsync".utf8)
-        default: return false
+        default: return atRoot && name.elementsEqual(CacheNames.metadata.utf8)
         }
     }
 }

@@ -1,5 +1,5 @@
 package import AssetSyncModel
-import AssetSyncSystem
+package import AssetSyncSystem
 import Glibc
 
 /// The commit protocol: a partial becomes visible at its final
@@ -53,7 +53,7 @@ package enum Committer {
     /// writing through it), then each parent directory fsynced once.
     /// Returns, in order, nil for each committed partial or the error that stopped it.
     package static func commit(
-        _ partials: [PartialFile], syncingDirectoriesWith syncDirectory: (Int32) -> Int32 = { fsync($0) }
+        _ partials: [PartialFile], syncingDirectoriesWith syncDirectory: DirectorySync = { try $0.sync() }
     ) -> [CacheError?] {
         guard let first = partials.first else { return [] }
         var errors = [CacheError?](repeating: nil, count: partials.count)
@@ -67,14 +67,18 @@ package enum Committer {
         for (index, partial) in partials.enumerated() {
             do throws(CacheError) {
                 try checkOnDisk(partial)
-                guard fchmod(partial.fd, fileMode) == 0 else { throw .system(SystemError("chmod", path: partial.displayPath)) }
+                do {
+                    try FileDescriptor(partial.fd, path: partial.displayPath).setMode(fileMode)
+                } catch {
+                    throw .system(error)
+                }
                 moves[index] = Move(name: partial.partName, path: partial.entry.path)
             } catch {
                 errors[index] = error
             }
         }
         place(moves, in: first.root, errors: &errors, syncDirectory: syncDirectory) { index in
-            if partials[index].hasResumeRecord { unlinkat(first.root.partialFD, partials[index].recordName, 0) }
+            if partials[index].hasResumeRecord { try? first.root.partialDirectory.removeFile(partials[index].recordName) }
         }
         return errors
     }
@@ -83,10 +87,13 @@ package enum Committer {
     /// partial's name still leads to the open file, which holds exactly the manifest's size. A
     /// partial truncated or replaced by another writer is never committed.
     private static func checkOnDisk(_ partial: PartialFile) throws(CacheError) {
-        var open = stat()
-        guard fstat(partial.fd, &open) == 0 else { throw .system(SystemError("stat", path: partial.displayPath)) }
-        var named = stat()
-        guard fstatat(partial.root.partialFD, partial.partName, &named, AT_SYMLINK_NOFOLLOW) == 0 else {
+        let open: stat
+        do {
+            open = try FileDescriptor(partial.fd, path: partial.displayPath).status()
+        } catch {
+            throw .system(error)
+        }
+        guard let named = try? partial.root.partialDirectory.status(of: partial.partName) else {
             throw .partialChanged(path: partial.displayPath, detail: "it was removed")
         }
         guard named.st_dev == open.st_dev, named.st_ino == open.st_ino else {
@@ -97,6 +104,9 @@ package enum Committer {
         }
     }
 
+    /// Makes a directory's entries durable: `fsync`, unless a test stands in for it.
+    package typealias DirectorySync = (DirectoryHandle) throws(SystemError) -> Void
+
     /// How many empty entries one group commits: each holds no descriptor, so a group can be large.
     package static let emptyGroupSize = 4096
 
@@ -106,7 +116,7 @@ package enum Committer {
     /// `syncfs`, the renames, then each parent directory fsynced once. Returns, in order, each file's
     /// state record or why it failed.
     package static func commitEmpty(
-        _ entries: [ManifestEntry], in root: CacheRoot, syncingDirectoriesWith syncDirectory: (Int32) -> Int32 = { fsync($0) }
+        _ entries: [ManifestEntry], in root: CacheRoot, syncingDirectoriesWith syncDirectory: DirectorySync = { try $0.sync() }
     ) -> [Result<StateIndex.Record, CommitError>] {
         var results = [Result<StateIndex.Record, CommitError>](repeating: .failure(.mismatch("")), count: entries.count)
         var moves = [Move?](repeating: nil, count: entries.count)
@@ -126,11 +136,11 @@ package enum Committer {
         }
         guard moves.contains(where: { $0 != nil }) else { return results }
         do throws(SystemError) {
-            try FileDescriptor(root.partialFD, path: root.path + "/.assetsync/partial").syncFileSystem()
+            try root.partialDirectory.descriptor.syncFileSystem()
         } catch {
             let error = CommitError.local(.system(error))
             for index in moves.indices where moves[index] != nil {
-                unlinkat(root.partialFD, moves[index]!.name, 0)
+                try? root.partialDirectory.removeFile(moves[index]!.name)
                 results[index] = .failure(error)
             }
             return results
@@ -140,7 +150,7 @@ package enum Committer {
         for index in errors.indices {
             guard let error = errors[index] else { continue }
             results[index] = .failure(.local(error))
-            unlinkat(root.partialFD, moves[index]!.name, 0)  // still there when the rename failed
+            try? root.partialDirectory.removeFile(moves[index]!.name)  // still there when the rename failed
         }
         return results
     }
@@ -162,16 +172,32 @@ package enum Committer {
     /// leftover of that name first; returns the state record it will have once renamed, with the
     /// checksums `entry` gives (proven by `emptyMismatch`).
     private static func createEmpty(_ name: String, for entry: ManifestEntry, in root: CacheRoot) throws(CacheError) -> StateIndex.Record {
-        let display = root.path + "/.assetsync/partial/" + name
-        var fd = openat(root.partialFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, fileMode)
-        if fd < 0, errno == EEXIST, unlinkat(root.partialFD, name, 0) == 0 {
-            fd = openat(root.partialFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, fileMode)
+        let partials = root.partialDirectory
+        let display = partials.pathOf(name)
+        let fd: Int32
+        do throws(SystemError) {
+            do {
+                fd = try partials.openFile(name, flags: O_WRONLY | O_CREAT | O_EXCL, mode: fileMode, path: display)
+            } catch {
+                guard error.code == EEXIST else { throw error }
+                do {
+                    try partials.removeFile(name)
+                } catch {
+                    throw SystemError("open", path: display, code: error.code)
+                }
+                fd = try partials.openFile(name, flags: O_WRONLY | O_CREAT | O_EXCL, mode: fileMode, path: display)
+            }
+        } catch {
+            throw .system(error)
         }
-        guard fd >= 0 else { throw .system(SystemError("open", path: display)) }
         defer { close(fd) }
-        var status = stat()
-        guard fchmod(fd, fileMode) == 0, fstat(fd, &status) == 0 else { throw .system(SystemError("chmod", path: display)) }
-        return StateIndex.Record(LocalItem(status), crc32: entry.crc32, sha256: entry.sha256)
+        let file = FileDescriptor(fd, path: display)
+        do {
+            try file.setMode(fileMode)
+            return StateIndex.Record(LocalItem(try file.status()), crc32: entry.crc32, sha256: entry.sha256)
+        } catch {
+            throw .system(SystemError("chmod", path: display, code: error.code))
+        }
     }
 
     /// A file in `partial/` and the entry path it becomes.
@@ -185,11 +211,10 @@ package enum Committer {
     /// directory with the files in it). A failed directory fsync fails exactly the files it was to make
     /// durable, and the error names that directory. `renamed` is called for each file once it is in place.
     private static func place(
-        _ moves: [Move?], in root: CacheRoot, errors: inout [CacheError?], syncDirectory: (Int32) -> Int32,
+        _ moves: [Move?], in root: CacheRoot, errors: inout [CacheError?], syncDirectory: DirectorySync,
         renamed: (Int) -> Void
     ) {
-        var parents: [Substring: Int32] = [:]
-        defer { for fd in parents.values { close(fd) } }
+        var parents: [Substring: DirectoryHandle] = [:]
         /// For each parent directory, the indexes of the files renamed into it.
         var placed: [Substring: [Int]] = [:]
         /// The directories made on the way to this group's files.
@@ -198,14 +223,14 @@ package enum Committer {
             guard let move else { continue }
             let parentPath = PathName.split(move.path).parent ?? ""
             do throws(CacheError) {
-                let parent: Int32
+                let parent: DirectoryHandle
                 if let open = parents[parentPath] {
                     parent = open
                 } else {
                     parent = try root.openParent(of: move.path) { made.append($0) }
                     parents[parentPath] = parent
                 }
-                try rename(move.name, from: root.partialFD, to: move.path, in: parent, root: root)
+                try rename(move.name, from: root.partialDirectory, to: move.path, in: parent, root: root)
                 placed[parentPath, default: []].append(index)
                 renamed(index)
             } catch {
@@ -219,10 +244,13 @@ package enum Committer {
             if !beneath.isEmpty { durableWith[PathName.split(String(directory)).parent ?? "", default: []] += beneath }
         }
         for (directoryPath, indexes) in durableWith {
-            let display = directoryPath.isEmpty ? root.path : root.path + "/" + directoryPath
             do throws(CacheError) {
                 if parents[directoryPath] == nil { parents[directoryPath] = try root.openDirectory(at: directoryPath) }
-                if syncDirectory(parents[directoryPath]!) != 0 { throw .system(SystemError("fsync", path: display, code: errno)) }
+                do {
+                    try syncDirectory(parents[directoryPath]!)
+                } catch {
+                    throw .system(error)
+                }
             } catch {
                 for index in indexes { errors[index] = error }
             }
@@ -232,12 +260,14 @@ package enum Committer {
     /// Renames `name` in `directory` to the last component of `path` in `parent`; a directory in its
     /// place is an obstruction (a file never replaces a directory: `renameat` refuses with EISDIR).
     private static func rename(
-        _ name: String, from directory: Int32, to path: String, in parent: Int32, root: CacheRoot
+        _ name: String, from directory: DirectoryHandle, to path: String, in parent: DirectoryHandle, root: CacheRoot
     ) throws(CacheError) {
         let display = root.path + "/" + path
-        guard renameat(directory, name, parent, String(PathName.split(path).name)) == 0 else {
-            if errno == EISDIR { throw .obstructed(path: display, by: .directory) }
-            throw .system(SystemError("rename", path: display))
+        do {
+            try directory.rename(name, to: String(PathName.split(path).name), in: parent, path: display)
+        } catch {
+            if error.code == EISDIR { throw .obstructed(path: display, by: .directory) }
+            throw .system(error)
         }
     }
 }

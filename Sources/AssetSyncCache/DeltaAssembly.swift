@@ -107,7 +107,7 @@ package enum DeltaAssembly {
             guard try copy(from: old, at: last.from, to: target, at: last.to, length: last.length, buffer: buffer, shouldStop: shouldStop)
             else { return try stopped(partial) }
         }
-        guard ftruncate(partial.fd, off_t(partial.entry.size)) == 0 else { throw SystemError("truncate", path: partial.displayPath) }
+        try FileDescriptor(partial.fd, path: partial.displayPath).truncate(to: partial.entry.size)
         return runs
     }
 

@@ -70,8 +70,12 @@ package enum DirectoryDescription {
     private static func checksums(_ files: [String], withSHA256: Bool, chunking: ChunkParameters?) throws(Problem) -> [Sum] {
         let sums = ParallelReader.map(files.count, placeholder: Result<Sum, SystemError>.failure(SystemError("read", code: EIO))) {
             index, buffer in
-            let fd = open(files[index], O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-            guard fd >= 0 else { return .failure(SystemError("open", path: files[index])) }
+            let fd: Int32
+            do throws(SystemError) {
+                fd = try DirectoryHandle.workingDirectory.openFile(files[index], flags: O_RDONLY)
+            } catch {
+                return .failure(error)
+            }
             defer { close(fd) }
             return Result { () throws(SystemError) in
                 let size = Int64(try FileDescriptor(fd, path: files[index]).status().st_size)

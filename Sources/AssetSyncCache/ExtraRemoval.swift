@@ -1,3 +1,4 @@
+import AssetSyncModel
 package import AssetSyncSystem
 import Glibc
 
@@ -21,15 +22,16 @@ package enum ExtraRemoval {
     package static func remove(_ paths: [String], in root: CacheRoot) -> Outcome {
         var outcome = Outcome()
         var emptied = Set<String>()
-        for path in paths where !path.hasPrefix(CacheRoot.metadataName + "/") && path != CacheRoot.metadataName {
+        for path in paths where !path.hasPrefix(CacheNames.metadata + "/") && path != CacheNames.metadata {
             let (parentPart, namePart) = PathName.split(path)
             let parentPath = String(parentPart ?? "")
             let name = String(namePart)
             do throws(CacheError) {
                 let parent = try root.openParent(of: path, creating: false)
-                defer { close(parent) }
-                guard unlinkat(parent, name, 0) == 0 || errno == ENOENT else {
-                    throw .system(SystemError("unlink", path: root.path + "/" + path))
+                do {
+                    try parent.removeFile(name, allowingMissing: true, path: root.path + "/" + path)
+                } catch {
+                    throw .system(error)
                 }
                 outcome.removed.append(path)
                 if !parentPath.isEmpty { emptied.insert(parentPath) }
@@ -66,50 +68,29 @@ package enum ExtraRemoval {
             let name = String(PathName.split(path).name)
             guard let parent = try? root.openParent(of: path, creating: false) else { continue }
             if holdsOnlyDirectories(name, in: parent) { removeDirectoryTree(name, in: parent) }
-            close(parent)
         }
         let removed = Set(obstructing)
         return (outcome, extras.filter { !removed.contains($0) })
     }
 
     /// Whether the directory `name` in `parent` (a link is not followed) holds nothing but directories.
-    private static func holdsOnlyDirectories(_ name: String, in parent: Int32) -> Bool {
-        let fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        return entries(of: fd).allSatisfy { child in
-            var status = stat()
-            return fstatat(fd, child, &status, AT_SYMLINK_NOFOLLOW) == 0 && status.st_mode & S_IFMT == S_IFDIR
-                && holdsOnlyDirectories(child, in: fd)
+    private static func holdsOnlyDirectories(_ name: String, in parent: DirectoryHandle) -> Bool {
+        guard let directory = try? parent.openDirectory(name) else { return false }
+        return names(in: directory).allSatisfy { child in
+            directory.kind(of: child) == S_IFDIR && holdsOnlyDirectories(child, in: directory)
         }
     }
 
     /// Removes the directory `name` in `parent` and the directories under it, deepest first;
     /// `AT_REMOVEDIR` removes only empty ones, so a file that appeared meanwhile stays.
-    private static func removeDirectoryTree(_ name: String, in parent: Int32) {
-        let fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        for child in entries(of: fd) { removeDirectoryTree(child, in: fd) }
-        unlinkat(parent, name, AT_REMOVEDIR)
+    private static func removeDirectoryTree(_ name: String, in parent: DirectoryHandle) {
+        guard let directory = try? parent.openDirectory(name) else { return }
+        for child in names(in: directory) { removeDirectoryTree(child, in: directory) }
+        try? parent.removeDirectory(name)
     }
 
-    /// The names in the directory `fd` (without "." and "..").
-    private static func entries(of fd: Int32) -> [String] {
-        let listing = dup(fd)
-        guard listing >= 0 else { return [] }
-        guard let stream = fdopendir(listing) else {
-            close(listing)
-            return []
-        }
-        defer { closedir(stream) }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
-            if name != ".", name != ".." { names.append(name) }
-        }
-        return names
-    }
+    /// The names in `directory`; none when it cannot be read.
+    private static func names(in directory: DirectoryHandle) -> [String] { ((try? directory.entries()) ?? []).map(\.name) }
 
     /// Removes each directory (deepest first) and then its parents while they are empty.
     private static func removeEmptyDirectories(_ directories: Set<String>, in root: CacheRoot) {
@@ -118,8 +99,7 @@ package enum ExtraRemoval {
             pending.remove(deepest)
             let (parentPath, name) = PathName.split(deepest)
             guard let parent = try? root.openParent(of: deepest, creating: false) else { continue }
-            let removed = unlinkat(parent, String(name), AT_REMOVEDIR) == 0
-            close(parent)
+            let removed = (try? parent.removeDirectory(String(name))) != nil
             if removed, let parentPath { pending.insert(String(parentPath)) }
         }
     }

@@ -17,34 +17,33 @@ extension GenerationStore {
     /// costs a `linkat` or a clone per file (and pruning the old one an `unlinkat` per file). Returns
     /// the path of `next/`, for a `CacheRoot`.
     package func prepareBuild(keep: Int) throws(SystemError) -> String {
-        let display = root.path + "/" + Self.buildName
-        var status = stat()
-        let resuming = fstatat(root.fd, Self.buildName, &status, AT_SYMLINK_NOFOLLOW) == 0
+        let store = root.directory
+        let display = store.pathOf(CacheNames.build)
+        let resuming = store.kind(of: CacheNames.build) != nil
         buildHasInodesOf = nil
         buildIndex = nil
-        let recycled = !resuming && fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) != 0 ? try recycle(keep: keep) : nil
-        let recycling = !resuming && fstatat(root.fd, Self.recycleName, &status, AT_SYMLINK_NOFOLLOW) == 0
-        let name = recycling ? Self.recycleName : Self.buildName
-        if !recycling, mkdirat(root.fd, Self.buildName, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display) }
+        let recycled = !resuming && store.kind(of: CacheNames.recycle) == nil ? try recycle(keep: keep) : nil
+        let recycling = !resuming && store.kind(of: CacheNames.recycle) != nil
+        let name = recycling ? CacheNames.recycle : CacheNames.build
+        if !recycling { try store.makeDirectory(CacheNames.build, path: display) }
         let current = current()
-        clonesFiles = current != nil && DirectoryTree.canClone(in: root.partialFD, display: root.path + "/.assetsync/partial")
-        if let mode = Self.mode(in: root.metadataFD, display: root.path + "/.assetsync"), mode.clonesFiles != clonesFiles {
+        clonesFiles = current != nil && DirectoryTree.canClone(in: root.partialDirectory.raw, display: root.partialDirectory.path)
+        if let mode = Self.mode(in: root.metadataDirectory), mode.clonesFiles != clonesFiles {
             try remember(Mode(keep: mode.keep, clonesFiles: clonesFiles))
         }
-        let source = openat(parentFD, destName, O_RDONLY | O_DIRECTORY | O_CLOEXEC)  // DEST, through its link
-        guard source >= 0 else {
-            if errno == ENOENT { return display }  // the first pull of a new DEST starts empty
-            throw SystemError("open", path: destPath)
+        let source: DirectoryHandle
+        do {
+            source = try parent.openDirectory(destName, followingLink: true, path: destPath)  // DEST, through its link
+        } catch {
+            if error.code == ENOENT { return display }  // the first pull of a new DEST starts empty
+            throw error
         }
-        defer { close(source) }
-        let build = openat(root.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard build >= 0 else { throw SystemError("open", path: root.path + "/" + name) }
-        defer { close(build) }
+        let build = try store.openDirectory(name)
         var previous: StateIndex?
         var records: CloneRecords?
         if clonesFiles {
             // Both indexes are read at once: each is a parse of up to one line per file.
-            let loading = BackgroundWork { [root] in StateIndex.saved(inCache: build, display: root.path + "/" + name) }
+            let loading = BackgroundWork { [build] in StateIndex.saved(inCache: build, display: build.path) }
             let current = StateIndex.saved(inCache: source, display: destPath) ?? StateIndex()
             previous = loading.value()
             records = CloneRecords(current: current, previous: previous ?? StateIndex(), resumed: resuming)
@@ -52,16 +51,16 @@ extension GenerationStore {
         let sharing: DirectoryTree.FileSharing = records.map { records in .clone { records.cloned($0, source: $1, clone: $2) } } ?? .hardLink
         let changes: Int
         if recycling {
-            let spare = try SpareTree(in: root.fd, display: root.path + "/" + Self.spareName)
-            try linkState(from: build, to: spare.fd, names: [StateIndex.fileName, AcceptedVersion.fileName], replacing: false, display: spare.display)
+            let spare = try SpareTree(in: root.directory, display: root.directory.pathOf(CacheNames.spare))
+            try linkState(from: build, to: spare.directory, names: [CacheNames.state, AcceptedVersion.fileName], replacing: false, display: spare.directory.path)
             changes = try DirectoryTree.link(
-                from: source, to: build, skipping: [CacheRoot.metadataName], sharing: sharing, mirroring: true,
+                from: source.raw, to: build.raw, skipping: [CacheNames.metadata], sharing: sharing, mirroring: true,
                 keeps: records.map { records in { path, present, wanted in
                     // Not the current file itself (left by an earlier build of hard links): a clone replaces it.
                     present.inode != wanted.inode && records.holdsCurrentBytes(path, present: present.inode, wanted: wanted.inode)
                 } }, discard: spare.keep, display: display)
         } else {
-            changes = try DirectoryTree.link(from: source, to: build, skipping: [CacheRoot.metadataName], sharing: sharing, display: display)
+            changes = try DirectoryTree.link(from: source.raw, to: build.raw, skipping: [CacheNames.metadata], sharing: sharing, display: display)
         }
         if let records {
             try linkState(from: source, to: build, names: [AcceptedVersion.fileName], replacing: recycling, display: display)
@@ -69,10 +68,10 @@ extension GenerationStore {
             if index != previous { try save(index, in: build, display: display) }
             buildIndex = index
         } else {
-            try linkState(from: source, to: build, names: [StateIndex.fileName, AcceptedVersion.fileName], replacing: recycling, display: display)
+            try linkState(from: source, to: build, names: [CacheNames.state, AcceptedVersion.fileName], replacing: recycling, display: display)
         }
         if current == nil { try carryPartials(from: source, into: build, display: display) }
-        if recycling, renameat(root.fd, Self.recycleName, root.fd, Self.buildName) != 0 { throw SystemError("rename", path: display) }
+        if recycling { try root.directory.rename(CacheNames.recycle, to: CacheNames.build, in: root.directory, path: display) }
         if !resuming { buildHasInodesOf = clonesFiles ? (changes == 0 ? recycled : nil) : current }
         return display
     }
@@ -81,41 +80,36 @@ extension GenerationStore {
     /// so that its pull resumes them rather than downloading again; a name `next/` already has (from
     /// an interrupted first pull) stays as it is. The caller holds DEST's own lock (`destIsPlain`), so
     /// no run writes them meanwhile.
-    func carryPartials(from dest: Int32, into build: Int32, display: String) throws(SystemError) {
-        let metadata = openat(dest, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard metadata >= 0 else { return }
-        defer { close(metadata) }
-        let partials = openat(metadata, CacheRoot.partialName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard partials >= 0 else { return }
-        defer { close(partials) }
-        let names = try DirectoryTree.entries(of: partials, display: destPath + "/.assetsync/partial").map(\.name)
+    func carryPartials(from dest: DirectoryHandle, into build: DirectoryHandle, display: String) throws(SystemError) {
+        guard let metadata = try? dest.openDirectory(CacheNames.metadata), let partials = try? metadata.openDirectory(CacheNames.partial) else { return }
+        let names = try partials.entries().map(\.name)
         guard !names.isEmpty else { return }
-        let into = try DirectoryTree.openMaking([CacheRoot.metadataName, CacheRoot.partialName], in: build, display: display)
-        defer { close(into) }
-        var status = stat()
-        for name in names where fstatat(into, name, &status, AT_SYMLINK_NOFOLLOW) != 0 {
-            guard renameat(partials, name, into, name) == 0 else { throw SystemError("rename", path: destPath + "/.assetsync/partial/" + name) }
+        let into = DirectoryHandle(
+            adopting: try DirectoryTree.openMaking([CacheNames.metadata, CacheNames.partial], in: build.raw, display: display),
+            path: display + "/" + CacheNames.metadata + "/" + CacheNames.partial)
+        for name in names where into.kind(of: name) == nil {
+            try partials.rename(name, to: name, in: into)
         }
     }
 
     /// Replaces the state index of the cache directory `build` by `index`. Not synced here: publishing
     /// syncs the whole file system first, and a lost index only costs reading the files it named.
-    func save(_ index: StateIndex, in build: Int32, display: String) throws(SystemError) {
-        let metadata = openat(build, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard metadata >= 0 else { throw SystemError("open", path: display + "/.assetsync") }
-        defer { close(metadata) }
-        try AtomicFile.replace(StateIndex.fileName, in: metadata, with: index.encoded(), durable: false, display: display + "/.assetsync")
+    func save(_ index: StateIndex, in build: DirectoryHandle, display: String) throws(SystemError) {
+        let metadata = try build.openDirectory(CacheNames.metadata, path: display + "/" + CacheNames.metadata)
+        try withExtendedLifetime(metadata) { () throws(SystemError) in
+            try AtomicFile.replace(CacheNames.state, in: metadata.raw, with: index.encoded(), durable: false, display: metadata.path)
+        }
     }
 
     /// Renames the newest generation that publishing would prune to `recycle/`, when no run holds its
     /// lock; returns its name, or nil when none was.
     func recycle(keep: Int) throws(SystemError) -> String? {
         guard let candidate = Self.recycleCandidate(among: try generations(), current: current(), keep: keep),
-              let lock = try? CacheLock(root: CacheRoot(named: candidate, in: root.fd, path: root.path + "/" + candidate), wait: 0)
+              let lock = try? CacheLock(root: CacheRoot(named: candidate, in: root.directory, path: root.directory.pathOf(candidate)), wait: 0)
         else { return nil }
         return try withExtendedLifetime(lock) { () throws(SystemError) in
-            try discard(Self.spareName)
-            guard renameat(root.fd, candidate, root.fd, Self.recycleName) == 0 else { throw SystemError("rename", path: root.path + "/" + candidate) }
+            try discard(CacheNames.spare)
+            try root.directory.rename(candidate, to: CacheNames.recycle, in: root.directory)
             return candidate
         }
     }
@@ -129,19 +123,18 @@ extension GenerationStore {
     /// Links the files `names` (the state index, the accepted version) of `source`'s `.assetsync/` into
     /// `build`'s; both are only ever replaced under a fresh name, so a link shares nothing that is
     /// written. With `replacing`, a file already there goes first.
-    func linkState(from source: Int32, to build: Int32, names: [String], replacing: Bool, display: String) throws(SystemError) {
-        if mkdirat(build, CacheRoot.metadataName, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display + "/.assetsync") }
-        let metadata = openat(source, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard metadata >= 0 else { return }
-        defer { close(metadata) }
-        let into = openat(build, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard into >= 0 else { throw SystemError("open", path: display + "/.assetsync") }
-        defer { close(into) }
+    func linkState(from source: DirectoryHandle, to build: DirectoryHandle, names: [String], replacing: Bool, display: String) throws(SystemError) {
+        let metadataPath = display + "/" + CacheNames.metadata
+        try build.makeDirectory(CacheNames.metadata, path: metadataPath)
+        guard let metadata = try? source.openDirectory(CacheNames.metadata) else { return }
+        let into = try build.openDirectory(CacheNames.metadata, path: metadataPath)
         // The highest signed version accepted goes along, or a new generation would forget it.
         for name in names {
-            if replacing { unlinkat(into, name, 0) }
-            if linkat(metadata, name, into, name, 0) != 0, errno != EEXIST, errno != ENOENT {
-                throw SystemError("link", path: display + "/.assetsync/" + name)
+            if replacing { try? into.removeFile(name) }
+            do {
+                try metadata.link(name, to: name, in: into, path: into.pathOf(name))
+            } catch {
+                guard error.code == EEXIST || error.code == ENOENT else { throw error }
             }
         }
     }

@@ -9,12 +9,15 @@ extension GenerationStore {
     /// (and SHA-256) recorded. Empty when the generation is whole; at most `limit` problems, the last
     /// saying how many more there were.
     package func problems(of generation: String, reading: Bool, limit: Int = 10) -> [String] {
-        let display = root.path + "/" + generation
-        let top = openat(root.fd, generation, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard top >= 0 else { return ["it cannot be opened: \(SystemError("open", path: display).reason)"] }
-        defer { close(top) }
+        let top: DirectoryHandle
+        do {
+            top = try root.directory.openDirectory(generation)
+        } catch {
+            return ["it cannot be opened: \(error.reason)"]
+        }
+        let display = top.path
         guard let index = StateIndex.saved(inCache: top, display: display) else {
-            return ["it has no readable state index (.assetsync/state): its pull never finished, or it was emptied or damaged"]
+            return ["it has no readable state index (\(CacheNames.metadata)/\(CacheNames.state)): its pull never finished, or it was emptied or damaged"]
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: reading ? 1 << 17 : 0, alignment: 4096)
         defer { buffer.deallocate() }
@@ -30,23 +33,28 @@ extension GenerationStore {
 
     /// What is wrong with the file `entry` records, beneath `top`; nil when it is as proven.
     private static func problem(
-        of entry: StateIndex.Entry, in top: Int32, display: String, reading: Bool, buffer: UnsafeMutableRawBufferPointer
+        of entry: StateIndex.Entry, in top: DirectoryHandle, display: String, reading: Bool, buffer: UnsafeMutableRawBufferPointer
     ) -> String? {
         let components = entry.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard components.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else { return "is not a path a generation can hold" }
-        var directory = dup(top)
+        var directory = try? top.duplicate()
         for component in components.dropLast() {
-            let next = directory >= 0 ? openat(directory, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1
-            if directory >= 0 { close(directory) }
-            directory = next
+            directory = try? directory?.openDirectory(component)
         }
-        guard directory >= 0 else { return "is missing" }
-        defer { close(directory) }
-        let fd = openat(directory, components.last!, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return errno == ENOENT ? "is missing" : "cannot be opened: \(String(cString: strerror(errno)))" }
+        guard let directory else { return "is missing" }
+        let fd: Int32
+        do {
+            fd = try directory.openFile(components.last!, flags: O_RDONLY | O_NONBLOCK)
+        } catch {
+            return error.code == ENOENT ? "is missing" : "cannot be opened: \(error.reason)"
+        }
         defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { return "cannot be examined: \(String(cString: strerror(errno)))" }
+        let status: stat
+        do {
+            status = try FileDescriptor(fd).status()
+        } catch {
+            return "cannot be examined: \(error.reason)"
+        }
         let item = LocalItem(status)
         let record = entry.record
         guard record.describes(item) else {

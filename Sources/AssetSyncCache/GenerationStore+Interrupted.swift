@@ -1,3 +1,4 @@
+import AssetSyncModel
 package import AssetSyncSystem
 import Glibc
 
@@ -12,15 +13,15 @@ extension GenerationStore {
     package func finishInterruptedSteps() throws(SystemError) {
         try retireOldTree()
         try removeLink()
-        try DirectoryTree.remove(Self.trashName, in: root.fd, display: root.path)
+        try DirectoryTree.remove(CacheNames.trash, in: root.directory.raw, display: root.path)
     }
 
     /// Removes `link.tmp` when it is a symlink (made for a publish that did not happen); a directory
     /// there is DEST's old tree, which `retireOldTree` takes.
     func removeLink() throws(SystemError) {
-        guard let kind = kind(of: Self.linkName) else { return }
+        guard let kind = kind(of: CacheNames.link) else { return }
         if kind == S_IFDIR { return try retireOldTree() }
-        if unlinkat(root.fd, Self.linkName, 0) != 0, errno != ENOENT { throw SystemError("unlink", path: root.path + "/" + Self.linkName) }
+        try root.directory.removeFile(CacheNames.link, allowingMissing: true)
     }
 
     /// Retires DEST's old plain tree once a generation is published in its place (the exchange left
@@ -30,49 +31,37 @@ extension GenerationStore {
     /// has the name of a file of the tree, or the reverse) stays in `retired/`, named in `notCarried`.
     func retireOldTree() throws(SystemError) {
         notCarried = []
-        if kind(of: Self.linkName) == S_IFDIR {
-            if kind(of: Self.retiredName) != nil { try carryRetired() }
-            guard renameat(root.fd, Self.linkName, root.fd, Self.retiredName) == 0 else {
-                throw SystemError("rename", path: root.path + "/" + Self.linkName)
-            }
-            _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.fd) }
+        if kind(of: CacheNames.link) == S_IFDIR {
+            if kind(of: CacheNames.retired) != nil { try carryRetired() }
+            try root.directory.rename(CacheNames.link, to: CacheNames.retired, in: root.directory)
+            try root.directory.sync()
         }
-        if kind(of: Self.retiredName) != nil { try carryRetired() }
+        if kind(of: CacheNames.retired) != nil { try carryRetired() }
     }
 
     private func carryRetired() throws(SystemError) {
         guard let current = current() else { return }  // DEST is no generation (yet): the tree waits
-        let display = root.path + "/" + Self.retiredName
-        let old = openat(root.fd, Self.retiredName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard old >= 0 else { throw SystemError("open", path: display) }
-        defer { close(old) }
-        let generation = openat(root.fd, current, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard generation >= 0 else { throw SystemError("open", path: root.path + "/" + current) }
-        defer { close(generation) }
-        let managed = Set((StateIndex.saved(inCache: generation, display: root.path + "/" + current) ?? StateIndex()).entries.map(\.path))
-        var retired = RetiredTree(managed: managed, display: display, generationDisplay: root.path + "/" + current)
-        try DirectoryTree.remove(CacheRoot.metadataName, in: old, display: display)
+        let old = try root.directory.openDirectory(CacheNames.retired)
+        let generation = try root.directory.openDirectory(current)
+        let managed = Set((StateIndex.saved(inCache: generation, display: generation.path) ?? StateIndex()).entries.map(\.path))
+        var retired = RetiredTree(managed: managed, display: old.path, generationDisplay: generation.path)
+        try DirectoryTree.remove(CacheNames.metadata, in: old.raw, display: old.path)
         try retired.carry(from: old, into: generation, relativePath: "")
         notCarried = retired.notCarried
-        if notCarried.isEmpty, unlinkat(root.fd, Self.retiredName, AT_REMOVEDIR) != 0, errno != ENOENT {
-            throw SystemError("rmdir", path: display)
-        }
+        if notCarried.isEmpty { try root.directory.removeDirectory(CacheNames.retired, allowingMissing: true) }
     }
 
     /// Removes the tree `name` of the store (a pruned generation, a dropped build, the spare tree) by
     /// renaming it into `trash/` first: a removal cut short leaves no half tree under its own name.
     func discard(_ name: String) throws(SystemError) {
         guard kind(of: name) != nil else { return }
-        let trash = try DirectoryTree.openMaking([Self.trashName], in: root.fd, display: root.path)
-        defer { close(trash) }
-        try DirectoryTree.remove(name, in: trash, display: root.path + "/" + Self.trashName)
-        guard renameat(root.fd, name, trash, name) == 0 else { throw SystemError("rename", path: root.path + "/" + name) }
-        try DirectoryTree.remove(Self.trashName, in: root.fd, display: root.path)
+        let trash = DirectoryHandle(
+            adopting: try DirectoryTree.openMaking([CacheNames.trash], in: root.directory.raw, display: root.path), path: root.directory.pathOf(CacheNames.trash))
+        try DirectoryTree.remove(name, in: trash.raw, display: trash.path)
+        try root.directory.rename(name, to: name, in: trash)
+        try DirectoryTree.remove(CacheNames.trash, in: root.directory.raw, display: root.path)
     }
 
     /// The file type (`S_IFDIR`, `S_IFLNK`, ...) of `name` in the store, never following it; nil when absent.
-    func kind(of name: String) -> mode_t? {
-        var status = stat()
-        return fstatat(root.fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0 ? status.st_mode & S_IFMT : nil
-    }
+    func kind(of name: String) -> mode_t? { root.directory.kind(of: name) }
 }

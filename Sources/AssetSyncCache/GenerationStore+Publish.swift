@@ -14,17 +14,17 @@ extension GenerationStore {
         retirementFailure = nil
         // The number comes after every name that reads as one, a generation or not, so the rename never lands on one.
         let highest: Int
-        do { highest = try DirectoryTree.entries(of: root.fd, display: root.path).compactMap { Self.number(of: $0.name) }.max() ?? 0 } catch {
+        do { highest = try root.directory.entries().compactMap { Self.number(of: $0.name) }.max() ?? 0 } catch {
             throw .system(error)
         }
         guard highest < Self.highestNumber else { throw .generationsExhausted(store: root.path, highest: Self.name(of: highest)) }
         do throws(SystemError) {
-            try FileDescriptor(build.fd, path: build.path).syncFileSystem()
+            try build.directory.descriptor.syncFileSystem()
             let name = Self.name(of: highest + 1)
-            guard renameat(root.fd, Self.buildName, root.fd, name) == 0 else { throw SystemError("rename", path: root.path + "/" + name) }
-            _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.fd) }
+            try root.directory.rename(CacheNames.build, to: name, in: root.directory, path: root.directory.pathOf(name))
+            try root.directory.sync()
             try point(at: name)
-            try discard(Self.spareName)
+            try discard(CacheNames.spare)
             return name
         } catch {
             throw .system(error)
@@ -34,8 +34,8 @@ extension GenerationStore {
     /// Points DEST at `previous` (see `previous()`, and `check` for what the caller makes sure of first);
     /// the generation being built, made from the current one, is dropped.
     package func rollBack(to previous: String) throws(SystemError) {
-        try discard(Self.buildName)
-        try discard(Self.spareName)
+        try discard(CacheNames.build)
+        try discard(CacheNames.spare)
         try point(at: previous)
     }
 
@@ -50,7 +50,7 @@ extension GenerationStore {
     package func prune(keep: Int) throws(SystemError) -> [String] {
         var removed: [String] = []
         for name in try prunable(keep: keep) {
-            guard let lock = try? CacheLock(root: CacheRoot(named: name, in: root.fd, path: root.path + "/" + name), wait: 0) else { continue }
+            guard let lock = try? CacheLock(root: CacheRoot(named: name, in: root.directory, path: root.directory.pathOf(name)), wait: 0) else { continue }
             try withExtendedLifetime(lock) { () throws(SystemError) in try discard(name) }
             removed.append(name)
         }
@@ -71,35 +71,33 @@ extension GenerationStore {
     /// recorded (`leaving`, so that a run after a kill finishes it), the generation and the symlink trade
     /// places in one step, then the store is emptied and the record removed.
     package func makePlain() throws(SystemError) {
-        let mode = Self.mode(in: root.metadataFD, display: root.path + "/" + CacheRoot.metadataName) ?? Mode(keep: Self.defaultKeep)
+        let mode = Self.mode(in: root.metadataDirectory) ?? Mode(keep: Self.defaultKeep)
         if !mode.leaving { try remember(Mode(keep: mode.keep, clonesFiles: mode.clonesFiles, leaving: true)) }
         if let current = current() {
-            try DirectoryTree.exchange(current, in: root.fd, with: destName, in: parentFD, display: destPath)
-            _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
+            try DirectoryTree.exchange(current, in: root.directory.raw, with: destName, in: parent.raw, display: destPath)
+            try parent.sync(path: destPath)
         }
         // What DEST's old plain tree kept back (`notCarried`) stays for the user.
-        for entry in try DirectoryTree.entries(of: root.fd, display: root.path) where ![CacheRoot.metadataName, Self.retiredName].contains(entry.name) {
-            try DirectoryTree.remove(entry.name, in: root.fd, display: root.path)
+        for entry in try root.directory.entries() where ![CacheNames.metadata, CacheNames.retired].contains(entry.name) {
+            try DirectoryTree.remove(entry.name, in: root.directory.raw, display: root.path)
         }
-        unlinkat(root.metadataFD, Self.modeFileName, 0)
-        _ = try retryingInterrupts("fsync", path: root.path) { fsync(root.metadataFD) }
+        try? root.metadataDirectory.removeFile(CacheNames.modeRecord)
+        try root.metadataDirectory.sync(path: root.path)
     }
 
     /// Replaces DEST by a symlink to `generation` in one rename (one exchange when DEST is a directory),
     /// then syncs DEST's parent.
     func point(at generation: String) throws(SystemError) {
         try removeLink()
-        guard symlinkat(destName + Self.suffix + "/" + generation, root.fd, Self.linkName) == 0 else {
-            throw SystemError("symlink", path: root.path + "/" + Self.linkName)
-        }
+        try root.directory.makeSymlink(CacheNames.link, to: destName + CacheNames.storeSuffix + "/" + generation)
         if destIsPlain {
-            try DirectoryTree.exchange(Self.linkName, in: root.fd, with: destName, in: parentFD, display: destPath)
-            _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
+            try DirectoryTree.exchange(CacheNames.link, in: root.directory.raw, with: destName, in: parent.raw, display: destPath)
+            try parent.sync(path: destPath)
             // Published: a failure from here on is told, and the next run retires the tree again.
             do { try retireOldTree() } catch { retirementFailure = error }
             return
         }
-        guard renameat(root.fd, Self.linkName, parentFD, destName) == 0 else { throw SystemError("rename", path: destPath) }
-        _ = try retryingInterrupts("fsync", path: destPath) { fsync(parentFD) }
+        try root.directory.rename(CacheNames.link, to: destName, in: parent, path: destPath)
+        try parent.sync(path: destPath)
     }
 }

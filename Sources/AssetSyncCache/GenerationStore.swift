@@ -32,25 +32,9 @@ package final class GenerationStore {
     package let destPath: String
     /// `DEST.assetsync/` opened as a cache root: its `.assetsync/` holds the lock and the mode record.
     package let root: CacheRoot
-    let parentFD: Int32
+    /// DEST's parent directory.
+    let parent: DirectoryHandle
 
-    static let suffix = ".assetsync"
-    static let modeFileName = "generations"
-    package static let buildName = "next"
-    /// A generation beyond `--keep` being made the next one; an interrupted run's is finished by the next.
-    static let recycleName = "recycle"
-    /// The files a recycled generation lost in becoming `next/`, kept with its state index so that
-    /// a pull going back to them finds them (see `reuseSources`).
-    static let spareName = "spare"
-    static let generationPrefix = "gen-"
-    /// The temporary name of the symlink that will replace DEST, in the store; after the first
-    /// publish of a plain DEST it names DEST's old tree, until that is renamed `retired`.
-    static let linkName = "link.tmp"
-    /// A plain DEST's old tree after its first generation is published (see `retire`).
-    static let retiredName = "retired"
-    /// Where a tree is renamed before it is removed, so that a removal cut short leaves no half
-    /// generation or half build under a name that means something.
-    static let trashName = "trash"
     /// The highest generation number: `gen-999999999`. Names read from the store are untrusted, so a
     /// number is parsed strictly and bounded, and one that reaches this stops publishing with an error.
     static let highestNumber = 999_999_999
@@ -67,7 +51,7 @@ package final class GenerationStore {
     /// the tree stays, and the next run carries it over.
     package internal(set) var retirementFailure: SystemError?
     /// Where DEST's old plain tree waits, when it could not all be carried over (`notCarried`).
-    package var retiredPath: String { root.path + "/" + Self.retiredName }
+    package var retiredPath: String { root.path + "/" + CacheNames.retired }
 
     /// What the store records of its mode in `.assetsync/generations`, so that later runs keep it.
     package struct Mode: Equatable, Sendable {
@@ -110,45 +94,33 @@ package final class GenerationStore {
     /// build turns out to have its inodes.
     package static func generationToWalkEarly(of dest: String) -> (name: String, path: String)? {
         guard case .success(let (parent, name)) = locate(dest), let mode = rememberedMode(dest), !mode.leaving else { return nil }
-        let store = parent + "/" + name + suffix
-        let fd = openStore(parent: parent, name: name)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var status = stat()
-        let unfinished: [String] = [buildName, recycleName, linkName, retiredName]  // the pull resumes or finishes them
-        guard unfinished.allSatisfy({ fstatat(fd, $0, &status, AT_SYMLINK_NOFOLLOW) != 0 }),
-              let current = generation(linkedAt: parent + "/" + name, in: AT_FDCWD, destName: name)
+        guard let store = openStore(parent: parent, name: name) else { return nil }
+        let unfinished: [String] = [CacheNames.build, CacheNames.recycle, CacheNames.link, CacheNames.retired]  // the pull resumes or finishes them
+        guard unfinished.allSatisfy({ store.kind(of: $0) == nil }),
+              let current = generation(linkedAt: parent + "/" + name, in: .workingDirectory, destName: name)
         else { return nil }
-        guard mode.clonesFiles else { return (current, store + "/" + current) }
-        guard let all = try? generations(in: fd, display: store),
+        guard mode.clonesFiles else { return (current, store.pathOf(current)) }
+        guard let all = try? generations(in: store),
               let candidate = recycleCandidate(among: all, current: current, keep: mode.keep) else { return nil }
-        return (candidate, store + "/" + candidate)
+        return (candidate, store.pathOf(candidate))
     }
 
     /// The mode the store of `dest` records, when DEST is atomic; nil when DEST is plain.
     package static func rememberedMode(_ dest: String) -> Mode? {
         guard case .success(let (parent, name)) = locate(dest) else { return nil }
-        let store = openStore(parent: parent, name: name)
-        guard store >= 0 else { return nil }
-        defer { close(store) }
-        let fd = openat(store, CacheRoot.metadataName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        return mode(in: fd, display: parent + "/" + name + suffix + "/" + CacheRoot.metadataName)
+        guard let metadata = try? openStore(parent: parent, name: name)?.openDirectory(CacheNames.metadata) else { return nil }
+        return mode(in: metadata)
     }
 
     /// The store of DEST `name` in the directory `parent`, opened without following a link at its
-    /// name (a planted `DEST.assetsync` symlink is no store); -1 when it cannot be opened.
-    private static func openStore(parent: String, name: String) -> Int32 {
-        let directory = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else { return -1 }
-        defer { close(directory) }
-        return openat(directory, name + suffix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    /// name (a planted `DEST.assetsync` symlink is no store); nil when it cannot be opened.
+    private static func openStore(parent: String, name: String) -> DirectoryHandle? {
+        try? DirectoryHandle(opening: parent).openDirectory(name + CacheNames.storeSuffix)
     }
 
-    /// The mode recorded in the metadata directory `fd`; nil when there is none.
-    static func mode(in fd: Int32, display: String) -> Mode? {
-        guard let bytes = (try? AtomicFile.read(modeFileName, in: fd, limit: 4096, display: display)) ?? nil,
+    /// The mode recorded in the store's metadata directory; nil when there is none.
+    static func mode(in metadata: DirectoryHandle) -> Mode? {
+        guard let bytes = (try? AtomicFile.read(CacheNames.modeRecord, in: metadata.raw, limit: 4096, display: metadata.path)) ?? nil,
               let fields = KeyValueRecord.decode(String(decoding: bytes, as: UTF8.self)) else { return nil }
         return Mode(
             keep: fields["keep"].flatMap { Int($0) }.map { min(max(1, $0), 1000) } ?? defaultKeep, clonesFiles: fields["clones"] == "yes",
@@ -163,52 +135,44 @@ package final class GenerationStore {
         case .failure(let problem): throw .system(SystemError(problem.message, path: dest, code: EINVAL))
         }
         destPath = parent == "/" ? "/" + destName : parent + "/" + destName
-        parentFD = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard parentFD >= 0 else { throw .system(SystemError("open", path: parent)) }
         do {
-            root = try CacheRoot(named: destName + Self.suffix, in: parentFD, path: destPath + Self.suffix)
+            self.parent = try DirectoryHandle(opening: parent)
         } catch {
-            close(parentFD)
-            throw error
+            throw .system(error)
         }
+        root = try CacheRoot(named: destName + CacheNames.storeSuffix, in: self.parent, path: destPath + CacheNames.storeSuffix)
     }
-
-    deinit { close(parentFD) }
 
     /// Records the atomic mode, durably.
     package func remember(_ mode: Mode) throws(SystemError) {
         let text = KeyValueRecord.encode([("keep", "\(mode.keep)"), ("clones", mode.clonesFiles ? "yes" : "no"), ("leaving", mode.leaving ? "yes" : nil)])
-        try AtomicFile.replace(Self.modeFileName, in: root.metadataFD, stagingIn: root.partialFD, with: Array(text.utf8),
-            display: root.path + "/" + CacheRoot.metadataName)
+        try AtomicFile.replace(CacheNames.modeRecord, in: root.metadataDirectory.raw, stagingIn: root.partialDirectory.raw, with: Array(text.utf8),
+            display: root.metadataDirectory.path)
     }
 
     /// The generation DEST points at (`gen-000007`), or nil when DEST is a plain directory or missing.
-    package func current() -> String? { Self.generation(linkedAt: destName, in: parentFD, destName: destName) }
+    package func current() -> String? { Self.generation(linkedAt: destName, in: parent, destName: destName) }
 
     /// The generation the symlink `name` in `directory` points at, when it is DEST's link into its
     /// store (`DEST.assetsync/gen-NNNNNN`); nil for anything else.
-    private static func generation(linkedAt name: String, in directory: Int32, destName: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlinkat(directory, name, &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    private static func generation(linkedAt name: String, in directory: DirectoryHandle, destName: String) -> String? {
+        guard let target = directory.linkTarget(of: name) else { return nil }
         let generation = String(PathName.split(target).name)
-        return target == destName + suffix + "/" + generation && number(of: generation) != nil ? generation : nil
+        return target == destName + CacheNames.storeSuffix + "/" + generation && number(of: generation) != nil ? generation : nil
     }
 
     /// The generations in the store, oldest first.
-    package func generations() throws(SystemError) -> [String] { try Self.generations(in: root.fd, display: root.path) }
+    package func generations() throws(SystemError) -> [String] { try Self.generations(in: root.directory) }
 
-    static func generations(in store: Int32, display: String) throws(SystemError) -> [String] {
-        try DirectoryTree.entries(of: store, display: display).filter { $0.isDirectory && number(of: $0.name) != nil }
+    static func generations(in store: DirectoryHandle) throws(SystemError) -> [String] {
+        try store.entries().filter { $0.isDirectory && number(of: $0.name) != nil }
             .map(\.name).sorted { number(of: $0)! < number(of: $1)! }
     }
 
     /// Whether DEST is still a plain directory (not yet a generation's symlink): its own runs lock
     /// `DEST/.assetsync/lock`, which a run making it atomic must hold too.
     package var destIsPlain: Bool {
-        var status = stat()
-        return fstatat(parentFD, destName, &status, AT_SYMLINK_NOFOLLOW) == 0 && status.st_mode & S_IFMT == S_IFDIR
+        parent.kind(of: destName) == S_IFDIR
     }
 
     /// The state index the last `prepareBuild` left in `next/` when it made one of clones (the one it
@@ -227,7 +191,7 @@ package final class GenerationStore {
     package func reuseSources() -> [ReuseSource] {
         let current = current()
         let others = ((try? generations()) ?? []).filter { clonesFiles || $0 != current }.reversed()
-        return ([Self.spareName] + others).compactMap { ReuseSource(cacheAt: root.path + "/" + $0, recordsVouch: true) }
+        return ([CacheNames.spare] + others).compactMap { ReuseSource(cacheAt: root.path + "/" + $0, recordsVouch: true) }
     }
 
     /// The generations of the store of `dest` a pull may reuse bytes from besides the one DEST shows,
@@ -235,25 +199,22 @@ package final class GenerationStore {
     /// DEST is plain.
     package static func otherGenerations(of dest: String) -> [ReuseSource] {
         guard case .success(let (parent, name)) = locate(dest) else { return [] }
-        let store = parent + "/" + name + suffix
-        let fd = open(store, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
-        defer { close(fd) }
-        let current = generation(linkedAt: parent + "/" + name, in: AT_FDCWD, destName: name)
-        let others = ((try? generations(in: fd, display: store)) ?? []).filter { $0 != current }.reversed()
-        return others.compactMap { ReuseSource(cacheAt: store + "/" + $0, recordsVouch: true) }
+        guard let store = try? DirectoryHandle(opening: parent + "/" + name + CacheNames.storeSuffix, followingLink: false) else { return [] }
+        let current = generation(linkedAt: parent + "/" + name, in: .workingDirectory, destName: name)
+        let others = ((try? generations(in: store)) ?? []).filter { $0 != current }.reversed()
+        return others.compactMap { ReuseSource(cacheAt: store.pathOf($0), recordsVouch: true) }
     }
 
     /// Opens `next/`, which `prepareBuild` made, as the run's cache directory (never through a link).
     package func openBuild() throws(CacheError) -> CacheRoot {
-        try CacheRoot(named: Self.buildName, in: root.fd, path: root.path + "/" + Self.buildName)
+        try CacheRoot(named: CacheNames.build, in: root.directory, path: root.path + "/" + CacheNames.build)
     }
 
     /// The number of a generation's name as `name(of:)` writes it (`gen-` and six to nine ASCII digits,
     /// zero-padded to six and no further, at most `highestNumber`), or nil for any other name.
     static func number(of name: String) -> Int? {
-        let digits = name.utf8.dropFirst(generationPrefix.utf8.count)
-        guard name.hasPrefix(generationPrefix), (6...9).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }),
+        let digits = name.utf8.dropFirst(CacheNames.generationPrefix.utf8.count)
+        guard name.hasPrefix(CacheNames.generationPrefix), (6...9).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }),
               digits.count == 6 || digits.first != 0x30 else { return nil }
         return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
     }
@@ -261,6 +222,6 @@ package final class GenerationStore {
     /// The name of generation `number` (1 to `highestNumber`): `gen-000007`.
     static func name(of number: Int) -> String {
         let digits = String(number)
-        return generationPrefix + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+        return CacheNames.generationPrefix + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 }

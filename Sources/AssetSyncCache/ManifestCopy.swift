@@ -27,19 +27,17 @@ package enum ManifestCopy {
     }
 
     /// The path of the copy.
-    package static func path(in root: CacheRoot, file: String = fileName) -> String { root.path + "/" + CacheRoot.metadataName + "/" + file }
+    package static func path(in root: CacheRoot, file: String = fileName) -> String { root.path + "/" + CacheNames.metadata + "/" + file }
 
     /// The meta of the copy, or nil when either is missing, not a regular file, or torn.
     package static func meta(in root: CacheRoot, file: String = fileName) -> Meta? {
         let metaName = file + ".meta"
         // A meta that cannot be read only costs a full fetch.
-        guard let bytes = (try? AtomicFile.read(metaName, in: root.metadataFD, limit: metaSizeLimit, display: metaName)) ?? nil,
+        guard let bytes = (try? AtomicFile.read(metaName, in: root.metadataDirectory.raw, limit: metaSizeLimit, display: metaName)) ?? nil,
               let fields = KeyValueRecord.decode(String(decoding: bytes, as: UTF8.self))
         else { return nil }
         // A 304 makes the copy the manifest, so it must be a regular file (a FIFO there would block its reader).
-        var status = stat()
-        guard let url = fields["url"], fstatat(root.metadataFD, file, &status, AT_SYMLINK_NOFOLLOW) == 0,
-              status.st_mode & S_IFMT == S_IFREG
+        guard let url = fields["url"], root.metadataDirectory.kind(of: file) == S_IFREG
         else { return nil }
         return Meta(url: url, etag: fields["etag"], lastModified: fields["last-modified"])
     }
@@ -47,20 +45,18 @@ package enum ManifestCopy {
     /// A fresh temporary file in `partial/`, for one fetch attempt.
     package static func createTemporary(in root: CacheRoot, file: String = fileName) throws(SystemError) -> AtomicFile.Temporary {
         try AtomicFile.createTemporary(
-            for: file, in: root.partialFD, mode: 0o600, display: root.path + "/" + CacheRoot.metadataName + "/" + CacheRoot.partialName)
+            for: file, in: root.partialDirectory.raw, mode: 0o600, display: root.partialDirectory.path)
     }
 
     /// Removes the temporary file `name` (what an attempt that was not kept left).
-    package static func removeTemporary(_ name: String, in root: CacheRoot) { unlinkat(root.partialFD, name, 0) }
+    package static func removeTemporary(_ name: String, in root: CacheRoot) { try? root.partialDirectory.removeFile(name) }
 
     /// Moves the fresh copy in the temporary file `name` into place, then writes its meta (so a crash
     /// between leaves an old ETag: a full fetch next time).
     package static func keep(temporary name: String, meta: Meta, in root: CacheRoot, file: String = fileName) throws(SystemError) {
-        let display = root.path + "/" + CacheRoot.metadataName
-        guard renameat(root.partialFD, name, root.metadataFD, file) == 0 else {
-            throw SystemError("rename", path: display + "/" + file)
-        }
+        let display = root.metadataDirectory.path
+        try root.partialDirectory.rename(name, to: file, in: root.metadataDirectory, path: display + "/" + file)
         let text = KeyValueRecord.encode([("url", meta.url), ("etag", meta.etag), ("last-modified", meta.lastModified)])
-        try AtomicFile.replace(file + ".meta", in: root.metadataFD, stagingIn: root.partialFD, with: Array(text.utf8), display: display)
+        try AtomicFile.replace(file + ".meta", in: root.metadataDirectory.raw, stagingIn: root.partialDirectory.raw, with: Array(text.utf8), display: display)
     }
 }

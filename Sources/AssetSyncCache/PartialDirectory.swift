@@ -1,4 +1,5 @@
 package import AssetSyncModel
+import AssetSyncSystem
 import Glibc
 
 /// Housekeeping of `DEST/.assetsync/partial/` at the start of a pull.
@@ -9,7 +10,7 @@ package enum PartialDirectory {
     /// A partial that another process holds locked is being written: its files are left alone.
     /// Returns the bytes kept per entry path, for the disk preflight.
     package static func sweep(_ root: CacheRoot, entries: @autoclosure () -> [String: ManifestEntry]) -> [String: Int64] {
-        let files = list(root.partialFD)
+        let files = names(in: root.partialDirectory)
         if files.isEmpty { return [:] }  // the usual case, and a no-op run's: nothing to match
         let entries = entries()
         let names = PartialFile.uniqueNames(Array(entries.keys))
@@ -25,7 +26,7 @@ package enum PartialDirectory {
                 kept[entry.path] = bytes
             } else {
                 if inUse[base] == nil { inUse[base] = isLocked(root, base + ".part") }
-                if !inUse[base]! { remove(file, in: root.partialFD, depth: 0) }
+                if !inUse[base]! { remove(file, in: root.partialDirectory, depth: 0) }
             }
         }
         return kept
@@ -33,12 +34,11 @@ package enum PartialDirectory {
 
     /// Whether another process holds the lock of the partial `partName` (see `PartialFile`).
     private static func isLocked(_ root: CacheRoot, _ partName: String) -> Bool {
-        let fd = openat(root.partialFD, partName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return false }
+        guard let fd = try? root.partialDirectory.openFile(partName, flags: O_RDONLY | O_NONBLOCK) else { return false }
         defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }
-        return flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK
+        let file = FileDescriptor(fd)
+        guard let status = try? file.status(), status.st_mode & S_IFMT == S_IFREG else { return false }
+        return (try? file.tryLock()) == false
     }
 
     /// How deep a directory tree in `partial/` is removed; anything deeper stays, and its file fails.
@@ -46,21 +46,22 @@ package enum PartialDirectory {
 
     /// Removes `name` from `directory`: a directory with everything in it, never following a symlink
     /// (a link is removed itself).
-    private static func remove(_ name: String, in directory: Int32, depth: Int) {
-        guard unlinkat(directory, name, 0) != 0, errno == EISDIR, depth < maximumDepth else { return }
-        let fd = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        for child in list(fd) { remove(child, in: fd, depth: depth + 1) }
-        close(fd)
-        unlinkat(directory, name, AT_REMOVEDIR)
+    private static func remove(_ name: String, in directory: DirectoryHandle, depth: Int) {
+        do {
+            try directory.removeFile(name)
+            return
+        } catch {
+            guard error.code == EISDIR, depth < maximumDepth else { return }
+        }
+        guard let inner = try? directory.openDirectory(name) else { return }
+        for child in names(in: inner) { remove(child, in: inner, depth: depth + 1) }
+        try? directory.removeDirectory(name)
     }
 
     /// The bytes of the partial named `base` if it can continue `entry`: its record matches, its part fits.
     private static func keepableBytes(_ root: CacheRoot, _ base: String, _ entry: ManifestEntry?) -> Int64? {
         guard let entry, PartialFile.resumeFields(root: root, name: base, entry: entry) != nil else { return nil }
-        var status = stat()
-        guard fstatat(root.partialFD, base + ".part", &status, AT_SYMLINK_NOFOLLOW) == 0,
-              status.st_mode & S_IFMT == S_IFREG, Int64(status.st_size) <= entry.size
+        guard let status = try? root.partialDirectory.status(of: base + ".part"), status.st_mode & S_IFMT == S_IFREG, Int64(status.st_size) <= entry.size
         else { return nil }
         return Int64(status.st_size)
     }
@@ -71,17 +72,6 @@ package enum PartialDirectory {
         return (String(file[..<dot]), String(file[dot...]))
     }
 
-    /// The names in `directory`, which stays open for the caller.
-    private static func list(_ directory: Int32) -> [String] {
-        let fd = dup(directory)
-        guard fd >= 0, let stream = fdopendir(fd) else { return [] }
-        defer { closedir(stream) }
-        rewinddir(stream)
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
-            if name != ".", name != ".." { names.append(name) }
-        }
-        return names
-    }
+    /// The names in `directory`; none when it cannot be read.
+    private static func names(in directory: DirectoryHandle) -> [String] { ((try? directory.entries()) ?? []).map(\.name) }
 }

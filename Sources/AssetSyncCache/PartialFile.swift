@@ -30,7 +30,7 @@ package final class PartialFile {
 
     var partName: String { name + ".part" }
     var recordName: String { name + ".resume" }
-    package var displayPath: String { root.path + "/.assetsync/partial/" + partName }
+    package var displayPath: String { root.partialDirectory.pathOf(partName) }
 
     /// Opens the partial for `entry` and takes its lock: a partial has one writer, so one that
     /// another process holds locked is left alone, never truncated. A record of the same entry
@@ -46,7 +46,7 @@ package final class PartialFile {
         self.name = name
         let (fd, onDisk) = try Self.openLocked(in: root, name + ".part")
         self.fd = fd
-        let path = root.path + "/.assetsync/partial/" + name + ".part"
+        let path = root.partialDirectory.pathOf(partName)
         do throws(SystemError) {
             let fields = onDisk > 0 && onDisk <= entry.size ? Self.resumeFields(root: root, name: name, entry: entry) : nil
             if let fields, resumable(fields), inSegments(fields) {
@@ -62,7 +62,7 @@ package final class PartialFile {
                 try restart()
             } else {
                 // Just created (or left empty): nothing to truncate, only a stale record to drop.
-                unlinkat(root.partialFD, recordName, 0)
+                try? root.partialDirectory.removeFile(recordName)
             }
         } catch {
             throw .system(error)
@@ -73,29 +73,47 @@ package final class PartialFile {
     /// and returns it with its size. Anything but a regular file with one link (a FIFO, a hard link
     /// planted to make assetsync write elsewhere) is unlinked, by name only, and created afresh.
     private static func openLocked(in root: CacheRoot, _ partName: String) throws(CacheError) -> (fd: Int32, size: Int64) {
-        let display = root.path + "/.assetsync/partial/" + partName
+        let partials = root.partialDirectory
+        let display = partials.pathOf(partName)
         for _ in 0..<4 {
-            let fd = openat(root.partialFD, partName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
-            guard fd >= 0 else {
-                guard errno == ELOOP || errno == ENXIO, unlinkat(root.partialFD, partName, 0) == 0 else {
-                    throw .system(SystemError("open", path: display))
+            let fd: Int32
+            do {
+                fd = try partials.openFile(partName, flags: O_RDWR | O_CREAT | O_NONBLOCK, mode: 0o600, path: display)
+            } catch {
+                guard error.code == ELOOP || error.code == ENXIO else { throw .system(error) }
+                do {
+                    try partials.removeFile(partName)
+                } catch {
+                    throw .system(SystemError("open", path: display, code: error.code))
                 }
                 continue
             }
-            if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-                let error: CacheError = errno == EWOULDBLOCK ? .partialInUse(path: display) : .system(SystemError("lock", path: display))
+            let file = FileDescriptor(fd, path: display)
+            let status: stat
+            do throws(CacheError) {
+                let locked: Bool
+                do {
+                    locked = try file.tryLock()
+                } catch {
+                    throw .system(SystemError("lock", path: display, code: error.code))
+                }
+                guard locked else { throw .partialInUse(path: display) }
+                do {
+                    status = try file.status()
+                } catch {
+                    throw .system(error)
+                }
+            } catch {
                 close(fd)
                 throw error
             }
-            var status = stat()
-            guard fstat(fd, &status) == 0 else {
-                let error = SystemError("stat", path: display)
-                close(fd)
-                throw .system(error)
-            }
             if status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1 { return (fd, Int64(status.st_size)) }
             close(fd)
-            guard unlinkat(root.partialFD, partName, 0) == 0 else { throw .system(SystemError("unlink", path: display)) }
+            do {
+                try partials.removeFile(partName, path: display)
+            } catch {
+                throw .system(error)
+            }
         }
         throw .system(SystemError("open", path: display, code: ELOOP))
     }
@@ -107,8 +125,8 @@ package final class PartialFile {
 
     /// Drops every byte and the record: the next response must start from zero.
     package func restart() throws(SystemError) {
-        guard ftruncate(fd, 0) == 0 else { throw SystemError("truncate", path: displayPath) }
-        unlinkat(root.partialFD, recordName, 0)
+        try FileDescriptor(fd, path: displayPath).truncate(to: 0)
+        try? root.partialDirectory.removeFile(recordName)
         forgetProgress()
     }
 
@@ -141,12 +159,11 @@ package final class PartialFile {
     /// Call it before the first write, from the thread that owns the partial.
     package func enableDirectWrites() {
         guard directFD < 0 else { return }
-        let direct = FileDescriptor.openDirect(in: root.partialFD, partName, flags: O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        let direct = FileDescriptor.openDirect(in: root.partialDirectory.raw, partName, flags: O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
         guard direct >= 0 else { return }  // EINVAL: no direct I/O on this file system
-        var named = stat()
-        var open = stat()
         // The name must still lead to the file `fd` holds: never write where another hand pointed it.
-        if fstat(direct, &named) == 0, fstat(fd, &open) == 0, named.st_dev == open.st_dev, named.st_ino == open.st_ino {
+        if let named = try? FileDescriptor(direct).status(), let open = try? FileDescriptor(fd).status(),
+           named.st_dev == open.st_dev, named.st_ino == open.st_ino {
             directFD = direct
         } else {
             close(direct)
@@ -178,8 +195,8 @@ package final class PartialFile {
     /// renamed over the old one, without fsync: a record lost in a crash only costs a fresh start.
     package func saveResume(_ fields: [(key: String, value: String?)]) throws(SystemError) {
         try AtomicFile.replace(
-            recordName, in: root.partialFD, with: Array(Self.encodeResume(fields, for: entry).utf8), mode: 0o600, durable: false,
-            display: root.path + "/" + CacheRoot.metadataName + "/" + CacheRoot.partialName)
+            recordName, in: root.partialDirectory.raw, with: Array(Self.encodeResume(fields, for: entry).utf8), mode: 0o600, durable: false,
+            display: root.partialDirectory.path)
         hasResumeRecord = true
     }
 
@@ -195,8 +212,8 @@ package final class PartialFile {
 
     /// Removes the partial and its record for good, as after a final CRC mismatch.
     package func discard() {
-        unlinkat(root.partialFD, partName, 0)
-        unlinkat(root.partialFD, recordName, 0)
+        try? root.partialDirectory.removeFile(partName)
+        try? root.partialDirectory.removeFile(recordName)
         forgetProgress()
     }
 
@@ -271,7 +288,7 @@ package final class PartialFile {
     /// The resume record of the partial `name` if it is `entry`'s; nil when it is missing, torn, foreign or oversized.
     package static func resumeFields(root: CacheRoot, name: String, entry: ManifestEntry) -> [String: String]? {
         // A record that cannot be read only costs a fresh start.
-        ((try? AtomicFile.read(name + ".resume", in: root.partialFD, limit: resumeSizeLimit, display: name)) ?? nil)
+        ((try? AtomicFile.read(name + ".resume", in: root.partialDirectory.raw, limit: resumeSizeLimit, display: name)) ?? nil)
             .flatMap { String(validating: $0, as: UTF8.self) }
             .flatMap { decodeResume($0, for: entry) }
     }

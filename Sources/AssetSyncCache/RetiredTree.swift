@@ -23,13 +23,15 @@ struct RetiredTree {
 
     /// Moves what `old` holds that `generation` lacks into it, and removes what `generation` has
     /// already; `old` is left holding only what could not be carried (empty directories go).
-    mutating func carry(from old: Int32, into generation: Int32, relativePath: String) throws(SystemError) {
-        for entry in try DirectoryTree.entries(of: old, display: place(display, relativePath)) {
+    mutating func carry(from old: DirectoryHandle, into generation: DirectoryHandle, relativePath: String) throws(SystemError) {
+        for entry in try DirectoryTree.entries(of: old.raw, display: place(display, relativePath)) {
             let path = relativePath.isEmpty ? entry.name : relativePath + "/" + entry.name
-            var status = stat()
-            guard fstatat(generation, entry.name, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
-                guard errno == ENOENT else { throw SystemError("stat", path: place(generationDisplay, path)) }
-                guard renameat(old, entry.name, generation, entry.name) == 0 else { throw SystemError("rename", path: place(display, path)) }
+            let status: stat
+            do {
+                status = try generation.status(of: entry.name, path: place(generationDisplay, path))
+            } catch {
+                guard error.code == ENOENT else { throw error }
+                try old.rename(entry.name, to: entry.name, in: generation, path: place(display, path))
                 continue
             }
             let generationHasDirectory = status.st_mode & S_IFMT == S_IFDIR
@@ -43,26 +45,22 @@ struct RetiredTree {
                 notCarried.append(path)
             } else if UInt64(status.st_ino) != entry.inode && !managed.contains(path) {
                 // A file the manifest does not name, replaced after the build: the later one is DEST's.
-                guard renameat(old, entry.name, generation, entry.name) == 0 else { throw SystemError("rename", path: place(display, path)) }
-            } else if unlinkat(old, entry.name, 0) != 0, errno != ENOENT {
+                try old.rename(entry.name, to: entry.name, in: generation, path: place(display, path))
+            } else {
                 // The generation holds this very file, or the pull's proven version of it.
-                throw SystemError("unlink", path: place(display, path))
+                try old.removeFile(entry.name, allowingMissing: true, path: place(display, path))
             }
         }
     }
 
-    private mutating func carryDirectory(_ name: String, from old: Int32, into generation: Int32, relativePath: String) throws(SystemError) {
-        let from = openat(old, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard from >= 0 else { throw SystemError("open", path: place(display, relativePath)) }
-        defer { close(from) }
-        let into = openat(generation, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard into >= 0 else { throw SystemError("open", path: place(generationDisplay, relativePath)) }
-        defer { close(into) }
+    private mutating func carryDirectory(
+        _ name: String, from old: DirectoryHandle, into generation: DirectoryHandle, relativePath: String
+    ) throws(SystemError) {
+        let from = try old.openDirectory(name, path: place(display, relativePath))
+        let into = try generation.openDirectory(name, path: place(generationDisplay, relativePath))
         let before = notCarried.count
         try carry(from: from, into: into, relativePath: relativePath)
-        if notCarried.count == before, unlinkat(old, name, AT_REMOVEDIR) != 0, errno != ENOENT {
-            throw SystemError("rmdir", path: place(display, relativePath))
-        }
+        if notCarried.count == before { try old.removeDirectory(name, allowingMissing: true, path: place(display, relativePath)) }
     }
 
     private func place(_ top: String, _ relativePath: String) -> String { relativePath.isEmpty ? top : top + "/" + relativePath }

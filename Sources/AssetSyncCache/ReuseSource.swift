@@ -1,4 +1,5 @@
 import AssetSyncModel
+import AssetSyncSystem
 import Glibc
 
 /// A directory whose files may already hold bytes a pull needs, with the state index that says
@@ -9,7 +10,7 @@ package final class ReuseSource: Sendable {
     /// The directory's path, for messages and events.
     package let path: String
     /// The directory, opened once; files in it are opened without following any link.
-    let fd: Int32
+    let directory: DirectoryHandle
     /// Reads the index: only when some entry is to be fetched, so that a run with nothing to fetch
     /// never reads another directory's index.
     private let loadIndex: @Sendable () -> StateIndex
@@ -25,7 +26,7 @@ package final class ReuseSource: Sendable {
     /// vouch for unchanged files unless the run ignores them (`--verify`).
     package init(destination root: CacheRoot, index: StateIndex, recordsVouch: Bool) {
         path = root.path
-        fd = dup(root.fd)
+        directory = root.directory
         loadIndex = { index }
         self.recordsVouch = recordsVouch
         isDestination = true
@@ -34,10 +35,9 @@ package final class ReuseSource: Sendable {
     /// The cache directory a plan reads (`plan`, `pull --dry-run`), opened without creating anything,
     /// with the index the plan loaded; nil when `path` cannot be opened as a directory.
     package init?(plannedDestinationAt path: String, index: StateIndex) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard let directory = try? DirectoryHandle(opening: path) else { return nil }
         self.path = path
-        self.fd = fd
+        self.directory = directory
         loadIndex = { index }
         recordsVouch = true
         isDestination = true
@@ -54,16 +54,13 @@ package final class ReuseSource: Sendable {
     /// it (such as another generation of DEST, whose records vouch for its unchanged files as DEST's
     /// do); nil when `path` cannot be opened as a directory.
     package init?(cacheAt path: String, recordsVouch: Bool) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard let directory = try? DirectoryHandle(opening: path) else { return nil }
         self.path = path
-        self.fd = fd
+        self.directory = directory
         loadIndex = { StateIndex.load(cacheAt: path) }
         self.recordsVouch = recordsVouch
         isDestination = false
     }
-
-    deinit { close(fd) }
 
     /// The path of `relativePath` in this source, for messages and events: DEST's own files by their
     /// entry path, another directory's with that directory in front.
@@ -77,20 +74,14 @@ package final class ReuseSource: Sendable {
     func openFile(_ relativePath: String) -> Int32? {
         var path = relativePath
         guard path.withUTF8({ ManifestRules.isValidPath($0) }) else { return nil }
-        var directory = dup(fd)
-        guard directory >= 0 else { return nil }
+        guard var directory = try? self.directory.duplicate() else { return nil }
         let components = relativePath.split(separator: "/", omittingEmptySubsequences: false)
         for component in components.dropLast() {
-            let next = openat(directory, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            close(directory)
-            guard next >= 0 else { return nil }
+            guard let next = try? directory.openDirectory(String(component)) else { return nil }
             directory = next
         }
-        let file = openat(directory, String(components.last ?? ""), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        close(directory)
-        guard file >= 0 else { return nil }
-        var status = stat()
-        guard fstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+        guard let file = try? directory.openFile(String(components.last ?? ""), flags: O_RDONLY | O_NONBLOCK) else { return nil }
+        guard let status = try? FileDescriptor(file).status(), status.st_mode & S_IFMT == S_IFREG else {
             close(file)
             return nil
         }

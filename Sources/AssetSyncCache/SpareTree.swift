@@ -1,31 +1,29 @@
+import AssetSyncModel
 import AssetSyncSystem
-import Glibc
 
 /// `DEST.assetsync/spare/`: the files a recycled generation gives up while it becomes the next one,
 /// renamed (not copied) to their own paths under it, so that they keep their inodes and mtimes and
 /// the recycled generation's state index, linked in beside them, still vouches for them.
 final class SpareTree {
-    let fd: Int32
-    let display: String
+    let directory: DirectoryHandle
 
     /// Opens the spare tree, creating it when needed; an interrupted run's is continued.
-    init(in store: Int32, display: String) throws(SystemError) {
-        if mkdirat(store, GenerationStore.spareName, 0o755) != 0, errno != EEXIST { throw SystemError("mkdir", path: display) }
-        fd = openat(store, GenerationStore.spareName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemError("open", path: display) }
-        self.display = display
+    init(in store: DirectoryHandle, display: String) throws(SystemError) {
+        try store.makeDirectory(CacheNames.spare, path: display)
+        directory = try store.openDirectory(CacheNames.spare, path: display)
     }
 
-    deinit { close(fd) }
-
-    /// Moves `name` in `directory` to `relativePath` here, making its parent directories; what
+    /// Moves `name` in `source` to `relativePath` here, making its parent directories; what
     /// cannot be moved (the place is taken) is removed instead, as mirroring without a spare would.
-    func keep(_ name: String, in directory: Int32, relativePath: String) throws(SystemError) {
+    func keep(_ name: String, in source: Int32, relativePath: String) throws(SystemError) {
         let components = relativePath.split(separator: "/").map(String.init)
-        let parent = try DirectoryTree.openMaking(components.dropLast(), in: fd, display: display)
-        defer { close(parent) }
-        if renameat(directory, name, parent, components.last ?? name) != 0 {
-            try DirectoryTree.remove(name, in: directory, display: display + "/" + relativePath)
+        let parent = DirectoryHandle(
+            adopting: try DirectoryTree.openMaking(components.dropLast(), in: directory.raw, display: directory.path),
+            path: ([directory.path] + components.dropLast()).joined(separator: "/"))
+        do {
+            try parent.moveHere(name, from: source, as: components.last ?? name, path: directory.pathOf(relativePath))
+        } catch {
+            try DirectoryTree.remove(name, in: source, display: directory.pathOf(relativePath))
         }
     }
 }

@@ -16,7 +16,6 @@ import Glibc
 package struct StateIndex: Equatable, Sendable {
     package typealias Record = FileProof
 
-    static let fileName = "state"
     package static let header = "assetsync-state 1\n"
 
     /// One record and the path whose file it proves.
@@ -95,34 +94,34 @@ package struct StateIndex: Equatable, Sendable {
     /// The index of the cache directory at `path`, read without creating, locking or following
     /// anything (for `plan`): no `.assetsync/` directory gives an empty index.
     package static func load(cacheAt path: String) -> StateIndex {
-        saved(inCache: AT_FDCWD, metadataPath: path + "/" + CacheRoot.metadataName, display: path) ?? StateIndex()
+        saved(inCache: .workingDirectory, metadataPath: path + "/" + CacheNames.metadata, display: path) ?? StateIndex()
     }
 
     /// The index of the cache directory open as `cache`, as `load(cacheAt:)` reads it, but nil when
     /// there is none (missing, torn, foreign or oversized).
-    static func saved(inCache cache: Int32, display: String) -> StateIndex? {
-        saved(inCache: cache, metadataPath: CacheRoot.metadataName, display: display)
+    static func saved(inCache cache: DirectoryHandle, display: String) -> StateIndex? {
+        saved(inCache: cache, metadataPath: CacheNames.metadata, display: display)
     }
 
-    private static func saved(inCache cache: Int32, metadataPath: String, display: String) -> StateIndex? {
-        let metadata = openat(cache, metadataPath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard metadata >= 0 else { return nil }
-        defer { close(metadata) }
-        let read = try? AtomicFile.read(fileName, in: metadata, limit: sizeLimit, display: display + "/" + CacheRoot.metadataName + "/" + fileName)
+    private static func saved(inCache cache: DirectoryHandle, metadataPath: String, display: String) -> StateIndex? {
+        guard let metadata = try? cache.openDirectory(metadataPath) else { return nil }
+        let read = withExtendedLifetime(metadata) {
+            try? AtomicFile.read(CacheNames.state, in: metadata.raw, limit: sizeLimit, display: display + "/" + CacheNames.metadata + "/" + CacheNames.state)
+        }
         return (read ?? nil).flatMap(decode)
     }
 
     /// The index the last completed run saved; nil when there is none or it is torn. Throws when it is
     /// there but cannot be read: whether DEST is managed (`--delete`) must not be guessed from that.
     package static func committed(in root: CacheRoot) throws(SystemError) -> StateIndex? {
-        try AtomicFile.read(fileName, in: root.metadataFD, limit: sizeLimit, display: path(in: root)).flatMap(decode)
+        try AtomicFile.read(CacheNames.state, in: root.metadataDirectory.raw, limit: sizeLimit, display: path(in: root)).flatMap(decode)
     }
 
-    static func path(in root: CacheRoot) -> String { root.path + "/" + CacheRoot.metadataName + "/" + fileName }
+    static func path(in root: CacheRoot) -> String { root.path + "/" + CacheNames.metadata + "/" + CacheNames.state }
 
     /// Writes the index crash-safely: a fresh temporary file, fsync, rename over the old one, directory fsync.
     package func save(to root: CacheRoot) throws(SystemError) {
-        try AtomicFile.replace(Self.fileName, in: root.metadataFD, stagingIn: root.partialFD, with: encoded(), display: root.path + "/" + CacheRoot.metadataName)
+        try AtomicFile.replace(CacheNames.state, in: root.metadataDirectory.raw, stagingIn: root.partialDirectory.raw, with: encoded(), display: root.path + "/" + CacheNames.metadata)
     }
 
     package func encoded() -> [UInt8] {

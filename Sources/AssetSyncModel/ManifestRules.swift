@@ -3,7 +3,6 @@
 package enum ManifestRules {
     package static let maximumPathBytes = 4096
     static let maximumComponentBytes = 255
-    static let reservedDirectory: StaticString = ".assetsync"
 
     package static func version(_ text: String) throws(RuleViolation) -> Int {
         guard text == "1" else {
@@ -56,10 +55,10 @@ package enum ManifestRules {
             previous = byte
         }
         if let rule = brokenComponentRule(length: componentLength, dots: dots) { return rule }
-        let reservedCount = reservedDirectory.utf8CodeUnitCount
-        if bytes.count >= reservedCount, RawBytes.equal(bytes.baseAddress!, reservedDirectory.utf8Start, count: reservedCount),
-           bytes.count == reservedCount || bytes[reservedCount] == UInt8(ascii: "/") {
-            return "path must not be under \(reservedDirectory)/, which assetsync keeps for itself"
+        let reserved = CacheNames.metadata.utf8
+        if bytes.count >= reserved.count, bytes.prefix(reserved.count).elementsEqual(reserved),
+           bytes.count == reserved.count || bytes[reserved.count] == UInt8(ascii: "/") {
+            return "path must not be under \(CacheNames.metadata)/, which assetsync keeps for itself"
         }
         return nil
     }

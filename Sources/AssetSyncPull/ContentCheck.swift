@@ -38,7 +38,7 @@ package enum ContentCheck {
         on entry: ManifestEntry, in root: CacheRoot, buffer: UnsafeMutableRawBufferPointer, until shouldStop: () -> Bool = { false }
     ) -> Verdict? {
         let display = root.path + "/" + entry.path
-        let parent: Int32
+        let parent: DirectoryHandle
         do {
             parent = try root.openParent(of: entry.path, creating: false)
         } catch {
@@ -47,14 +47,15 @@ package enum ContentCheck {
             }
             return .missing
         }
-        defer { close(parent) }
         let name = String(entry.path.split(separator: "/").last!)
-        let fd = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            switch errno {
+        let fd: Int32
+        do {
+            fd = try parent.openFile(name, flags: O_RDONLY | O_NONBLOCK, path: display)
+        } catch {
+            switch error.code {
             case ENOENT: return .missing
             case ELOOP: return .notARegularFile
-            default: return .unreadable(SystemError("open", path: display))
+            default: return .unreadable(error)
             }
         }
         defer { close(fd) }

@@ -117,6 +117,25 @@ package struct FileDescriptor {
         asc_seek(raw, offset, hole ? 1 : 0)
     }
 
+    /// Sets the file's permission bits (`fchmod`).
+    package func setMode(_ mode: mode_t) throws(SystemError) {
+        _ = try retryingInterrupts("chmod", path: path) { fchmod(raw, mode) }
+    }
+
+    /// Cuts the file (or extends it with a hole) to `length` bytes.
+    package func truncate(to length: Int64) throws(SystemError) {
+        _ = try retryingInterrupts("truncate", path: path) { ftruncate(raw, off_t(length)) }
+    }
+
+    /// Takes the file's exclusive `flock` without waiting; false when another open file holds it (EWOULDBLOCK).
+    package func tryLock() throws(SystemError) -> Bool {
+        while flock(raw, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EWOULDBLOCK { return false }
+            if errno != EINTR { throw SystemError("flock", path: path) }
+        }
+        return true
+    }
+
     package func status() throws(SystemError) -> stat {
         var status = stat()
         _ = try retryingInterrupts("stat", path: path) { fstat(raw, &status) }

@@ -130,11 +130,9 @@ import TestSupport
                 try Array("hello world".utf8).withUnsafeBytes { try partial.append($0) }
                 partials.append(partial)
             }
-            return Committer.commit(partials, syncingDirectoriesWith: { fd in
-                var status = stat()
-                guard fstat(fd, &status) == 0, status.st_ino == failing.st_ino else { return fsync(fd) }
-                errno = EIO
-                return -1
+            return Committer.commit(partials, syncingDirectoriesWith: { directory throws(SystemError) in
+                guard try directory.descriptor.status().st_ino == failing.st_ino else { return try directory.sync() }
+                throw SystemError("fsync", path: directory.path, code: EIO)
             })
         }
         #expect(errors == [.system(SystemError("fsync", path: cache + "/a", code: EIO)), nil, nil])
@@ -147,7 +145,10 @@ import TestSupport
         var synced = 0
         let entries = (0..<600).map { ManifestEntry(path: "d\($0 % 3)/e\($0)", size: 0, crc32: 0) }
             + [ManifestEntry(path: "bad", size: 0, crc32: 1)]
-        let results = Committer.commitEmpty(entries, in: root, syncingDirectoriesWith: { synced += 1; return fsync($0) })
+        let results = Committer.commitEmpty(entries, in: root, syncingDirectoriesWith: { directory throws(SystemError) in
+            synced += 1
+            try directory.sync()
+        })
         #expect(synced == 4)  // d0, d1, d2, and the cache directory, which received the new d0, d1 and d2
         #expect(results.dropLast().allSatisfy { if case .success = $0 { true } else { false } })
         #expect(results.last == .failure(.mismatch(
