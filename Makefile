@@ -119,6 +119,7 @@ api-dump: library
 	@mkdir -p $(dir $(API_DUMP))
 	swift-api-digester -dump-sdk -module AssetSync $(MODULE_SEARCH) -avoid-location -avoid-tool-args -abort-on-module-fail \
 	    -o $(API_DUMP)
+	api/public_only.py $(API_DUMP)
 
 api-check: api-dump
 	api/check.py $(API_BASELINE) $(API_DUMP)

@@ -56,7 +56,7 @@ let package = Package(
             name: "AssetSync",
             dependencies: [
                 "AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer", "AssetSyncTrust", "AssetSyncPull",
-                "CCurl", "CLibXML2", "CZlib", "CIsal", "CLibCrypto", "CSodium",
+                "CCurl", "CZlib", "CIsal", "CLibCrypto", "CSodium",
             ]),
         /// The commands, renderers, help text and exit codes: the only code that knows a terminal,
         /// standard input, flags and signals. A client of the library: it reaches the layers only

@@ -69,7 +69,7 @@ public enum AssetSync {
     }
 
     /// Runs `body` on a thread of its own with a stop source that the calling task's cancellation sets.
-    private static func run<Value: Sendable>(
+    static func run<Value: Sendable>(
         _ body: @escaping @Sendable (StopSource) throws(AssetSyncError) -> Value
     ) async throws(AssetSyncError) -> Value {
         try Runtime.ready()

@@ -68,6 +68,24 @@ extension AssetSyncError {
         }
     }
 
+    /// Why a directory could not be described, or a manifest signed, in the library's words.
+    init(_ failure: PublishFailure) {
+        switch failure {
+        case .notADirectory(let path): self = .invalid("\(QuotedValue.quote(path)) is not a directory")
+        case .invalidBase(let error): self.init(error, "the base URL")
+        case .unreadable(let directory, let error): self.init(error, "cannot read \(QuotedValue.quote(directory))")
+        case .unrepresentable(let directory, let error):
+            self.init(error.kind, error.message, remedy: "rename it, or move it out of \(QuotedValue.quote(directory))")
+        case .unwritable(let path, let error): self.init(error, "cannot write \(QuotedValue.quote(path))")
+        case .manifestUnreadable(let name, let reason): self.init(.invalidInput, "\(name): cannot read the manifest: \(reason)")
+        case .manifestTooLarge(let name): self.init(.invalidInput, "\(name): the manifest is larger than its limit")
+        case .manifest(let error): self.init(error, nil)
+        case .keyUnreadable(let path, let reason): self = .invalid("cannot read the secret key \(QuotedValue.quote(path)): \(reason)")
+        case .keyNotRead(let path, let words, _): self = .invalid("the secret key \(QuotedValue.quote(path)) \(words)")
+        case .keyInvalid(let path, let reason): self = .invalid("the secret key \(QuotedValue.quote(path)): \(reason)")
+        }
+    }
+
     private static func words(_ remedy: Remedy) -> String {
         switch remedy {
         case .deleteClearsObstruction(let onlyWhenEmpty):

@@ -8,9 +8,6 @@ import Glibc
 /// What stands where the manifest needs a path is cleared first, before any
 /// download, so that the same run can commit there.
 package enum ExtraRemoval {
-    /// The default of `--max-delete`: more removals than this are refused unless asked for.
-    package static let defaultMaximum = 1000
-
     package struct Outcome: Sendable {
         package var removed: [String] = []
         package var failures: [(path: String, error: SystemError)] = []

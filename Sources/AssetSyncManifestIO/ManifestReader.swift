@@ -10,6 +10,9 @@ package enum ManifestReader {
     /// that the set-up does not happen on whichever thread reads first.
     package static func prepare() { XMLManifestReader.prepare() }
 
+    /// The version of libxml2 the XML reader was built against.
+    package static var libxml2Version: String { XMLManifestReader.libxml2Version }
+
     /// Reads `path`; throws a `ManifestError` naming what is wrong.
     /// A fetched manifest is read from its local copy but named by its URL (`displayName`).
     package static func read(

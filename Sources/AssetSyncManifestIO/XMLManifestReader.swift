@@ -97,3 +97,7 @@ package final class XMLFeed {
         return ManifestError(manifest: input.name, problem: "not well-formed XML")
     }
 }
+
+extension XMLManifestReader {
+    static var libxml2Version: String { LIBXML_DOTTED_VERSION }
+}

@@ -1,0 +1,60 @@
+import AssetSyncModel
+import AssetSyncPull
+import AssetSyncSystem
+
+extension AssetSync {
+    /// The text a described manifest is written in.
+    public enum ManifestFormat: Sendable {
+        case xml
+        case json
+    }
+
+    /// Describes the directory at `directory` as a manifest whose files are fetched at `base` plus
+    /// their paths: every regular file with its size and CRC-32, and its SHA-256 with `sha256`, its
+    /// chunk list (for delta updates) with `chunks`. Returns the manifest's text, to publish beside
+    /// the files. A name no manifest may list (`..`, a control character) fails the description.
+    public static func describe(
+        directory: String, base: String, format: ManifestFormat = .xml, sha256: Bool = false, chunks: Bool = false
+    ) async throws(AssetSyncError) -> String {
+        try await run { _ throws(AssetSyncError) in
+            do throws(PublishFailure) {
+                let manifest = try ManifestPublishing.describe(directory, base: base, withSHA256: sha256, chunks: chunks)
+                return ManifestPublishing.text(of: manifest, json: format == .json)
+            } catch {
+                throw AssetSyncError(error)
+            }
+        }
+    }
+
+    /// Signs the manifest file at `manifestPath` with the minisign secret key in `secretKeyFile`
+    /// (`password` gives an encrypted key's password), writing `manifestPath.minisig`, whose trusted
+    /// comment carries `version` (by default the current Unix time: it must grow with each release)
+    /// and `expiresAt` (Unix seconds; nil never expires). Only a manifest a pull would accept is
+    /// signed. Returns the signature's path; `PullRequest.trustedKeyFiles` accepts what it signs.
+    public static func sign(
+        manifestAt manifestPath: String, secretKeyFile: String, version: UInt64? = nil, expiresAt: Int64? = nil,
+        password: (@Sendable () -> [UInt8]?)? = nil
+    ) async throws(AssetSyncError) -> String {
+        try await run { _ throws(AssetSyncError) in
+            do throws(PublishFailure) {
+                let manifest = try ManifestPublishing.manifestToSign(at: manifestPath)
+                let key = try ManifestPublishing.secretKey(at: secretKeyFile, password: { password?() })
+                return try ManifestPublishing.sign(
+                    manifest.bytes, of: manifestPath, with: key, version: version ?? UInt64(max(0, wallClock())), expires: expiresAt)
+            } catch {
+                throw AssetSyncError(error)
+            }
+        }
+    }
+
+    /// Verifies and repairs: reads every file of the manifest in the destination, whatever the state
+    /// index says, and downloads what is missing or corrupt, proven like any pull's files. The
+    /// request's `verifyEverything` is taken as true.
+    public static func repair(
+        _ request: PullRequest, observe: @escaping @Sendable (PullEvent) -> Void = { _ in }
+    ) async throws(AssetSyncError) -> PullReport {
+        var repair = request
+        repair.verifyEverything = true
+        return try await pull(repair, observe: observe)
+    }
+}
