@@ -147,7 +147,7 @@ extension PullRun {
             }
             destination = ManifestFile(path: temporary.path)
         }
-        let fetched = try ManifestFetcher(options: request.options, sizeLimit: sizeLimit, stop: effects.stop, transport: effects.transport)
+        let fetched = try ManifestFetcher(options: request.options, sizeLimit: sizeLimit, stop: effects.stop, transport: effects.transport, clock: effects.clock)
             .fetch(url, into: destination)
         return FetchedCopy(path: fetched.path, temporary: temporary)
     }

@@ -10,7 +10,7 @@ package import AssetSyncTransfer
 /// calling thread. Every failure is one `PullRunFailure`, which the caller words.
 package struct PullRun: Sendable {
     /// What the run takes from its process: the stop source, the clocks, where temporary files go,
-    /// and the transport of the files.
+    /// and the transport of every request.
     package struct Effects: Sendable {
         package var stop: StopSource
         /// Monotonic seconds: every wait and duration.
@@ -19,6 +19,7 @@ package struct PullRun: Sendable {
         package var now: @Sendable () -> Int64 = WallClock.now
         /// Where a manifest fetched with no destination to keep it in goes (a plan).
         package var temporaryDirectory = "/tmp"
+        /// What carries the requests: of the files, and of a remote manifest and its signature.
         package var transport: any Transport = CurlTransport()
 
         package init(stop: StopSource) { self.stop = stop }

@@ -41,15 +41,19 @@ package struct ManifestFetcher {
     /// Ends the fetch at once when requested (a signal, a cancelled task).
     private let stop: StopSource
     private let transport: any Transport
+    /// Monotonic seconds: the stall timer and the retries' waits.
+    private let clock: @Sendable () -> Double
 
     /// - Parameters:
     ///   - sizeLimit: the most bytes the file may have; a longer answer is cut off there and fails.
     ///   - stop: once requested, the fetch throws at once, waits for a retry included.
     ///   - transport: what carries the request: libcurl's, or a fake in unit tests.
+    ///   - clock: what the stall timer and the retries' waits are measured by.
     package init(
         options: TransferOptions, sizeLimit: Int64 = Manifest.sizeLimit, stop: StopSource = .never,
-        transport: any Transport = CurlTransport()
+        transport: any Transport = CurlTransport(), clock: @escaping @Sendable () -> Double = MonotonicClock.now
     ) {
+        self.clock = clock
         self.options = options
         self.sizeLimit = sizeLimit
         self.stop = stop
@@ -67,7 +71,7 @@ package struct ManifestFetcher {
         let stop = self.stop
         let (ending, results) = transport.transfer(
             [request], options: options, delegate: fetch, wakeFD: stop.wakeFD, shouldStop: { stop.isRequested() },
-            clock: MonotonicClock.now)
+            clock: clock)
         if let fetched = fetch.fetched, ending == .finished { return fetched }
         if let local = fetch.localFailure { throw local }
         guard ending != .interrupted, case .failed(let failure)? = results.first?.outcome else { throw Failure(description: "interrupted") }
