@@ -37,23 +37,23 @@ extension AssetSync {
     package static let monotonicClock: @Sendable () -> Double = MonotonicClock.now
 
     package static func pull(
-        _ request: SyncRequest, in effects: ProcessEffects, events: any PullEvents, warn: (String) -> Void
+        _ request: SyncRequest, in effects: ProcessEffects, events: any PullEvents
     ) throws(PullRunFailure) -> PullResult {
-        try PullRun(request, effects: effects.run).pull(events: events, warn: warn)
+        try PullRun(request, effects: effects.run).pull(events: events)
     }
 
-    package static func plan(_ request: SyncRequest, in effects: ProcessEffects) throws(PullRunFailure) -> PlanResult {
-        try PullRun(request, effects: effects.run).plan()
+    package static func plan(_ request: SyncRequest, in effects: ProcessEffects, events: any PullEvents) throws(PullRunFailure) -> PlanResult {
+        try PullRun(request, effects: effects.run).plan(events: events)
     }
 
-    package static func verify(_ request: SyncRequest, in effects: ProcessEffects) throws(PullRunFailure) -> VerifyResult {
-        try PullRun(request, effects: effects.run).verify()
+    package static func verify(_ request: SyncRequest, in effects: ProcessEffects, events: any PullEvents) throws(PullRunFailure) -> VerifyResult {
+        try PullRun(request, effects: effects.run).verify(events: events)
     }
 
     package static func rollback(
-        dest: String, reading: Bool, lockWait: Double, in effects: ProcessEffects, warn: (String) -> Void
+        dest: String, reading: Bool, lockWait: Double, in effects: ProcessEffects, events: any PullEvents
     ) throws(PullRunFailure) -> (dest: String, shows: String) {
-        try PullRun.rollback(dest: dest, reading: reading, lockWait: lockWait, effects: effects.run, warn: warn)
+        try PullRun.rollback(dest: dest, reading: reading, lockWait: lockWait, effects: effects.run, events: events)
     }
 }
 

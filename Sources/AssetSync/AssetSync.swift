@@ -17,7 +17,7 @@ public enum AssetSync {
         _ request: PullRequest, observe: @escaping @Sendable (PullEvent) -> Void = { _ in }
     ) async throws(AssetSyncError) -> PullReport {
         let report = try await run { stop throws(AssetSyncError) in
-            try RequestRun(request: request, stop: stop).pull(events: EventRelay(observe: observe), tell: observe)
+            try RequestRun(request: request, stop: stop).pull(events: EventRelay(observe: observe))
         }
         if report.interrupted, Task.isCancelled { throw .cancelled }
         return report
@@ -60,7 +60,7 @@ public enum AssetSync {
         try await run { stop throws(AssetSyncError) in
             do throws(PullRunFailure) {
                 return try PullRun.rollback(
-                    dest: destination, reading: readingEveryFile, lockWait: lockWaitSeconds, effects: PullRun.Effects(stop: stop), warn: { _ in }
+                    dest: destination, reading: readingEveryFile, lockWait: lockWaitSeconds, effects: PullRun.Effects(stop: stop), events: NoEvents()
                 ).shows
             } catch {
                 throw AssetSyncError(error)

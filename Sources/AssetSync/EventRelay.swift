@@ -21,6 +21,10 @@ struct EventRelay: PullEvents {
 
     func deleted(path: String) { observe(.deleted(path: path)) }
 
+    func warned(_ text: String) { observe(.warning(text)) }
+
+    func published(generation: String) { observe(.published(generation: generation)) }
+
     func progress(_ snapshot: ProgressSnapshot) {
         observe(.progress(PullProgress(
             filesDone: snapshot.filesDone, filesTotal: snapshot.filesTotal, bytesDone: snapshot.bytesDone, bytesTotal: snapshot.bytesTotal)))

@@ -60,28 +60,27 @@ struct RequestRun {
 
     /// Pulls: every file of the manifest into the destination, proven before it is visible; in
     /// generations, into the next one, published only when every file is.
-    func pull(events: any PullEvents, tell: (PullEvent) -> Void) throws(AssetSyncError) -> PullReport {
+    func pull(events: any PullEvents) throws(AssetSyncError) -> PullReport {
         let run = try run()
         let pulled: PullResult
-        do { pulled = try run.pull(events: events, warn: { tell(.warning($0)) }) } catch { throw AssetSyncError(error) }
+        do { pulled = try run.pull(events: events) } catch { throw AssetSyncError(error) }
         if let failure = pulled.publishFailure { throw AssetSyncError(.generations(failure)) }
         var report = PullReport(pulled.outcome)
         report.publishedGeneration = pulled.published
-        if let published = pulled.published { tell(.published(generation: published)) }
         return report
     }
 
     /// What a pull would do; nothing is made or recorded.
     func plan() throws(AssetSyncError) -> PlanSummary {
         let run = try run()
-        do { return PlanSummary(try run.plan().plan) } catch { throw AssetSyncError(error) }
+        do { return PlanSummary(try run.plan(events: NoEvents()).plan) } catch { throw AssetSyncError(error) }
     }
 
     /// Reads every file of the manifest and proves it, whatever the state index says; records what was proven.
     func verify() throws(AssetSyncError) -> VerifyReport {
         let run = try run()
         do {
-            let verified = try run.verify()
+            let verified = try run.verify(events: NoEvents())
             return VerifyReport(manifest: verified.manifest, verdicts: verified.verdicts)
         } catch {
             throw AssetSyncError(error)

@@ -58,8 +58,8 @@ extension CommandContext {
     package var effects: ProcessEffects { ProcessEffects(stop: stop, clock: clock, environment: environment) }
 
     /// How a request's failures are told for `command`.
-    package func failures(command: String, json: Bool) -> RunFailureReport {
-        RunFailureReport(command: command, console: console, json: json)
+    package func failures(command: String) -> RunFailureReport {
+        RunFailureReport(command: command, console: console)
     }
 
     /// People's output on stderr (live on a terminal) and, with `json`, events on stdout.

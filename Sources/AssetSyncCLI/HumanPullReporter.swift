@@ -65,6 +65,11 @@ package final class HumanPullReporter: PullEvents {
         say(text, important: isFailure)
     }
 
+    /// Told whatever `quiet` says, above the live block.
+    package func warned(_ text: String) {
+        state.withLock { state in output.write(erase(&state) + "Warning: \(text).\n") }
+    }
+
     package func deleted(path: String) {
         say(PullLines.deleted(path: path), important: false)
     }

@@ -80,6 +80,17 @@ package final class JSONPullReporter: PullEvents {
         }
     }
 
+    /// The `untrusted` event: why the manifest was refused, and the exit status the command ends with.
+    package func refused(_ refusal: TrustRefusal, manifest: String) {
+        var line = JSONLine(type: "untrusted")
+        line.add("manifest", manifest)
+        line.add("reason", refusal.code)
+        line.add("key_id", refusal.keyID?.description)
+        line.add("message", refusal.description)
+        line.add("exit_code", Int64(ExitStatus.untrusted.rawValue))
+        write(line.line)
+    }
+
     package func deleted(path: String) {
         var line = JSONLine(type: "deleted")
         line.add("path", path)
@@ -144,6 +155,9 @@ package struct PullReporters: PullEvents {
     package func finished(_ result: FileResult) { all.forEach { $0.finished(result) } }
     package func deleted(path: String) { all.forEach { $0.deleted(path: path) } }
     package func progress(_ snapshot: ProgressSnapshot) { all.forEach { $0.progress(snapshot) } }
+    package func warned(_ text: String) { all.forEach { $0.warned(text) } }
+    package func published(generation: String) { all.forEach { $0.published(generation: generation) } }
+    package func refused(_ refusal: TrustRefusal, manifest: String) { all.forEach { $0.refused(refusal, manifest: manifest) } }
 
     package func summarize(_ outcome: PullOutcome, seconds: Double, exitCode: Int32) {
         human.summarize(outcome, seconds: seconds)

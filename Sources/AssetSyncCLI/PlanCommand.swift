@@ -9,9 +9,9 @@ package enum PlanCommand {
         request.verifyAll = arguments.flags.contains("--verify")
         let planned: PlanResult
         do {
-            planned = try AssetSync.plan(request, in: context.effects)
+            planned = try AssetSync.plan(request, in: context.effects, events: context.pullReporters(quiet: true, json: arguments.flags.contains("--json")))
         } catch {
-            throw context.failures(command: "plan", json: arguments.flags.contains("--json")).status(of: error)
+            throw context.failures(command: "plan").status(of: error)
         }
         if arguments.flags.contains("--json") {
             PlanReport.writeJSONLines(planned.plan, reuse: planned.reuse, to: console.out)

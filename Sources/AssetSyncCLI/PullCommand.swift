@@ -51,9 +51,9 @@ package enum PullCommand {
         let reporter = context.pullReporters(quiet: arguments.flags.contains("--quiet"), json: arguments.flags.contains("--json"))
         let pulled: PullResult
         do {
-            pulled = try AssetSync.pull(request, in: context.effects, events: reporter, warn: { console.err("Warning: \($0).\n") })
+            pulled = try AssetSync.pull(request, in: context.effects, events: reporter)
         } catch {
-            throw context.failures(command: command, json: arguments.flags.contains("--json")).status(of: error)
+            throw context.failures(command: command).status(of: error)
         }
         metrics?.count(pulled.outcome)
         var status = Self.status(of: pulled.outcome)

@@ -13,10 +13,10 @@ package enum RollbackCommand {
         do {
             let (dest, shows) = try AssetSync.rollback(
                 dest: arguments.value("--dest") ?? ".", reading: arguments.flags.contains("--verify"), lockWait: wait, in: context.effects,
-                warn: { console.err("Warning: \($0).\n") })
+                events: context.pullReporters(quiet: false, json: false))
             console.err("\(dest) now shows \(shows).\n")
         } catch {
-            throw context.failures(command: "rollback", json: false).status(of: error)
+            throw context.failures(command: "rollback").status(of: error)
         }
     }
 }

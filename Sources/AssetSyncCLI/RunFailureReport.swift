@@ -5,8 +5,6 @@ package import AssetSync
 package struct RunFailureReport {
     let command: String
     let console: Console
-    /// With `--json`, a refused manifest is an `untrusted` event on standard output too.
-    let json: Bool
 
     package func status(of failure: PullRunFailure) -> ExitStatus {
         switch failure {
@@ -105,7 +103,7 @@ package struct RunFailureReport {
         }
     }
 
-    /// Tells why the manifest is refused (on stderr, and as an `untrusted` event with `--json`).
+    /// Tells why the manifest is refused (its `untrusted` event was told by the run).
     private func refuse(_ refusal: TrustRefusal, manifest name: String) -> ExitStatus {
         let advice: String
         switch refusal.reason {
@@ -125,15 +123,6 @@ package struct RunFailureReport {
             advice = "Someone may be replaying an old manifest. To go back on purpose, publish it signed with a higher version."
         }
         console.err("Error: the manifest \(QuotedValue.displayPath(name)) is not trustworthy: \(refusal.description). No file was downloaded or changed. \(advice)\n")
-        if json {
-            var line = JSONLine(type: "untrusted")
-            line.add("manifest", name)
-            line.add("reason", refusal.code)
-            line.add("key_id", refusal.keyID?.description)
-            line.add("message", refusal.description)
-            line.add("exit_code", Int64(ExitStatus.untrusted.rawValue))
-            console.out(line.line)
-        }
         return .untrusted
     }
 }

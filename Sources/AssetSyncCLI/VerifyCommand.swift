@@ -17,79 +17,30 @@ package enum VerifyCommand {
         case .success(let waits): request.lockWait = waits.lockWait
         case .failure(let error): throw CommandLineTool.usageFailure(error, console: console)
         }
-        let started = context.clock()
-        let verified: VerifyResult
-        do {
-            verified = try AssetSync.verify(request, in: context.effects)
-        } catch {
-            throw context.failures(command: "verify", json: arguments.flags.contains("--json")).status(of: error)
-        }
-        let (manifest, verdicts) = (verified.manifest, verified.verdicts)
-        let seconds = context.clock() - started
-        var missing = 0
-        var corrupt = 0
-        var unreadable = 0
-        var bytes: Int64 = 0
         let json = arguments.flags.contains("--json")
-        for (entry, verdict) in zip(manifest.entries, verdicts) {
-            let path = QuotedValue.displayPath(entry.path)
-            let problem: (word: String, reason: String?)
-            switch verdict {
-            case .proven:
-                bytes = bytes.addingSaturated(entry.size)
-                problem = ("", nil)
-            case .missing:
-                missing += 1
-                problem = ("missing", nil)
-            case .notARegularFile:
-                corrupt += 1
-                problem = ("corrupt", "not a regular file")
-            case .wrongSize(let size):
-                corrupt += 1
-                problem = ("corrupt", "size is \(size) bytes, expected \(entry.size)")
-            case .wrongCRC(let crc):
-                corrupt += 1
-                bytes = bytes.addingSaturated(entry.size)
-                problem = ("corrupt", "CRC-32 is \(CRC32Text.hex(crc)), expected \(CRC32Text.hex(entry.crc32))")
-            case .wrongSHA256(let digest):
-                corrupt += 1
-                bytes = bytes.addingSaturated(entry.size)
-                problem = ("corrupt", "SHA-256 is \(digest.hex), expected \(entry.sha256?.hex ?? "none")")
-            case .unreadable(let error):
-                unreadable += 1
-                problem = ("error", error.message)
-            }
-            if !problem.word.isEmpty {
-                let padded = problem.word + String(repeating: " ", count: max(1, 9 - problem.word.count))
-                console.err(padded + path + (problem.reason.map { ": " + $0 } ?? "") + "\n")
-            }
-            if json {
-                var line = JSONLine(type: problem.word.isEmpty ? "done" : "failed")
-                line.add("path", entry.path)
-                line.add("size", entry.size)
-                if problem.word.isEmpty {
-                    line.add("action", "verified")
-                } else {
-                    line.add("reason", problem.reason.map { problem.word + ": " + $0 } ?? problem.word)
-                }
-                console.out(line.line)
-            }
+        let reporter = VerifyReporter(console: console, refusals: json ? context.pullReporters(quiet: true, json: true) : nil)
+        let started = context.clock()
+        do {
+            _ = try AssetSync.verify(request, in: context.effects, events: reporter)
+        } catch {
+            throw context.failures(command: "verify").status(of: error)
         }
-        let good = manifest.entries.count - missing - corrupt - unreadable
-        let rate = seconds > 0 ? " (\(ByteCount.human(Int64(Double(bytes) / seconds)))/s)" : ""
-        var summary = "Verified \(manifest.entries.count) files: \(good) good, \(missing) missing, \(corrupt) corrupt"
-        if unreadable > 0 { summary += ", \(unreadable) unreadable" }
-        summary += "; read \(ByteCount.human(bytes)) in \(ElapsedTime.format(seconds))\(rate).\n"
-        if missing + corrupt > 0 { summary += "Run 'assetsync verify --repair' (or 'assetsync pull') to download them again.\n" }
+        let seconds = context.clock() - started
+        let tally = reporter.tally
+        let rate = seconds > 0 ? " (\(ByteCount.human(Int64(Double(tally.bytes) / seconds)))/s)" : ""
+        var summary = "Verified \(tally.files) files: \(tally.good) good, \(tally.missing) missing, \(tally.corrupt) corrupt"
+        if tally.unreadable > 0 { summary += ", \(tally.unreadable) unreadable" }
+        summary += "; read \(ByteCount.human(tally.bytes)) in \(ElapsedTime.format(seconds))\(rate).\n"
+        if tally.missing + tally.corrupt > 0 { summary += "Run 'assetsync verify --repair' (or 'assetsync pull') to download them again.\n" }
         console.err(summary)
-        let status: ExitStatus = unreadable > 0 ? .localIOFailure : missing + corrupt > 0 ? .someFilesFailed : .success
+        let status: ExitStatus = tally.unreadable > 0 ? .localIOFailure : tally.missing + tally.corrupt > 0 ? .someFilesFailed : .success
         if json {
             var line = JSONLine(type: "summary")
-            line.add("good", good)
-            line.add("missing", missing)
-            line.add("corrupt", corrupt)
-            line.add("unreadable", unreadable)
-            line.add("bytes_read", bytes)
+            line.add("good", tally.good)
+            line.add("missing", tally.missing)
+            line.add("corrupt", tally.corrupt)
+            line.add("unreadable", tally.unreadable)
+            line.add("bytes_read", tally.bytes)
             line.add("milliseconds", Int64((seconds * 1000).rounded()))
             line.add("exit_code", Int64(status.rawValue))
             console.out(line.line)

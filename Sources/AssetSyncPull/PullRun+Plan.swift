@@ -6,7 +6,12 @@ extension PullRun {
     /// What a pull would do, from the state index and a scan of the destination. Nothing is made or
     /// recorded: a remote manifest is fetched into a temporary file, and a signed one's version only
     /// compared with the one the destination accepted.
-    package func plan() throws(PullRunFailure) -> PlanResult {
+    /// `events` hears a refusal of the manifest.
+    package func plan(events: any PullEvents) throws(PullRunFailure) -> PlanResult {
+        try telling(events) { () throws(PullRunFailure) in try planning() }
+    }
+
+    private func planning() throws(PullRunFailure) -> PlanResult {
         let admission = try admission()
         let local = try startReading(admission: admission)
         let loaded = try manifest(local: local, admission: admission, into: nil)

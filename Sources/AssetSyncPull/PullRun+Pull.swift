@@ -4,13 +4,17 @@ package import AssetSyncModel
 extension PullRun {
     /// Pulls: every file of the manifest into the destination, proven before it is visible; in
     /// generations, into the next one, published only when every file is. `events` hears the pull's
-    /// events and `warn` what went wrong without stopping it.
+    /// events, what went wrong without stopping it, the publishing and a refusal of the manifest.
     ///
     /// A local manifest is read while the destination is opened, locked and walked; a bad one is the
     /// failure told ahead of any of the destination's, and the run then leaves nothing it made. In
     /// generations, the published one is walked while the manifest is read. A remote manifest is
     /// fetched (after the splay) into the locked destination.
-    package func pull(events: any PullEvents, warn: (String) -> Void) throws(PullRunFailure) -> PullResult {
+    package func pull(events: any PullEvents) throws(PullRunFailure) -> PullResult {
+        try telling(events) { () throws(PullRunFailure) in try pulling(events: events) }
+    }
+
+    private func pulling(events: any PullEvents) throws(PullRunFailure) -> PullResult {
         let admission = try admission()
         let local = try startReading(admission: admission)
         let early = local != nil && request.layout != .plain ? GenerationPull.earlyWalk(of: request.dest) : nil
@@ -38,7 +42,7 @@ extension PullRun {
             if let own = local?.failure { throw own }
             let store = try Self.openStore(request.dest)
             locks.append(try locked(store.root))
-            do { try GenerationPull.begin(store, choice: choice).forEach(warn) } catch { throw .generations(error) }
+            do { try GenerationPull.begin(store, choice: choice).forEach(events.warned) } catch { throw .generations(error) }
             if choice.atomic {
                 // While DEST is still a plain directory, its own lock too: a plain run that started
                 // before the mode was recorded finishes first.
@@ -84,8 +88,9 @@ extension PullRun {
         var pulled = PullResult(outcome: outcome, root: root.path, seconds: effects.clock() - started)
         if let generations, outcome.isComplete {
             do {
-                try generations.publish(root).forEach(warn)
+                try generations.publish(root).forEach(events.warned)
                 pulled.published = generations.store.current()
+                if let published = pulled.published { events.published(generation: published) }
             } catch {
                 pulled.publishFailure = error
             }

@@ -3,8 +3,15 @@ import AssetSyncSystem
 
 extension PullRun {
     /// Reads every file of the manifest in the destination and proves it, whatever the state index
-    /// says, under the destination's lock; records what was proven.
-    package func verify() throws(PullRunFailure) -> VerifyResult {
+    /// says, under the destination's lock; records what was proven. `events` hears each file's
+    /// verdict, in the manifest's order, and a refusal of the manifest.
+    package func verify(events: any PullEvents) throws(PullRunFailure) -> VerifyResult {
+        let verified = try telling(events) { () throws(PullRunFailure) in try verifying() }
+        for (entry, verdict) in zip(verified.manifest.entries, verified.verdicts) { events.verified(entry, verdict) }
+        return verified
+    }
+
+    private func verifying() throws(PullRunFailure) -> VerifyResult {
         let admission = try admission()
         let local = try startReading(admission: admission)
         if let own = local?.failure { throw own }

@@ -33,6 +33,16 @@ package struct PullRun: Sendable {
         self.effects = effects
     }
 
+    /// What `body` gives; a refusal of the manifest is told to `events` before it is thrown.
+    func telling<Value>(_ events: any PullEvents, _ body: () throws(PullRunFailure) -> Value) throws(PullRunFailure) -> Value {
+        do {
+            return try body()
+        } catch {
+            if case .untrusted(let refusal, let manifest) = error { events.refused(refusal, manifest: manifest) }
+            throw error
+        }
+    }
+
     /// The admission the trusted keys ask for; nil when none are given.
     func admission() throws(PullRunFailure) -> ManifestAdmission? {
         guard !request.trustedKeyFiles.isEmpty else { return nil }

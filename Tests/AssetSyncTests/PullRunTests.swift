@@ -43,8 +43,10 @@ import TestSupport
         return effects
     }
 
-    static func pull(_ request: SyncRequest, _ effects: PullRun.Effects = effects()) throws(PullRunFailure) -> PullResult {
-        try PullRun(request, effects: effects).pull(events: RecordingEvents(), warn: { _ in })
+    static func pull(
+        _ request: SyncRequest, _ effects: PullRun.Effects = effects(), events: RecordingEvents = RecordingEvents()
+    ) throws(PullRunFailure) -> PullResult {
+        try PullRun(request, effects: effects).pull(events: events)
     }
 
     /// The failure `body` throws, or nil.
@@ -102,10 +104,12 @@ import TestSupport
         let keyFile = try setup.directory.write("test.pub", MinisignTests.fixture("signing-test.pub"))
         var request = setup.request()
         request.trustedKeyFiles = [keyFile]
-        guard case .untrusted(let refusal, _) = Self.failure({ () throws(PullRunFailure) in try Self.pull(request) }) else {
+        let heard = RecordingEvents()
+        guard case .untrusted(let refusal, _) = Self.failure({ () throws(PullRunFailure) in try Self.pull(request, events: heard) }) else {
             Issue.record("an unsigned manifest was not refused")
             return
         }
+        #expect(heard.lines == ["refused missing"])
         #expect(refusal.reason == .missing)
         #expect(!FileManager.default.fileExists(atPath: setup.dest))
         let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: setup.manifestPath)))
@@ -157,15 +161,17 @@ import TestSupport
         let failed = try Self.pull(request, Self.effects(FakeTransport(responses: responses)))
         #expect(!failed.outcome.isComplete && failed.published == nil && failed.publishFailure == nil)
         #expect(!FileManager.default.fileExists(atPath: setup.dest))
-        let first = try Self.pull(request)
+        let heard = RecordingEvents()
+        let first = try Self.pull(request, events: heard)
         #expect(first.published != nil)
+        #expect(heard.lines.last == "published \(first.published ?? "")")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: setup.dest).hasSuffix(first.published!))
         #expect(try Data(contentsOf: URL(fileURLWithPath: setup.dest + "/a.bin")) == Data(Self.files[0].body))
         try setup.directory.write("manifest.json", ManifestWriter.render(
             Manifest(base: PullPipelineTests.base, entries: [PullPipelineTests.entry("a.bin", Array("v2".utf8))]), as: .json))
         let second = try Self.pull(setup.request(), Self.effects(FakeTransport(responses: ["a.bin": [.ok(Array("v2".utf8))]])))
         #expect(second.published != nil && second.published != first.published)
-        let back = try PullRun.rollback(dest: setup.dest, reading: true, lockWait: 0, effects: Self.effects(), warn: { _ in })
+        let back = try PullRun.rollback(dest: setup.dest, reading: true, lockWait: 0, effects: Self.effects(), events: RecordingEvents())
         #expect(back.shows == first.published)
         #expect(try Data(contentsOf: URL(fileURLWithPath: setup.dest + "/a.bin")) == Data(Self.files[0].body))
     }
@@ -175,7 +181,7 @@ import TestSupport
         let setup = try Setup()
         _ = try Self.pull(setup.request())
         guard case .notInGenerations(setup.dest) = Self.failure({ () throws(PullRunFailure) in
-            try PullRun.rollback(dest: setup.dest, reading: false, lockWait: 0, effects: Self.effects(), warn: { _ in })
+            try PullRun.rollback(dest: setup.dest, reading: false, lockWait: 0, effects: Self.effects(), events: RecordingEvents())
         }) else {
             Issue.record("a plain destination was rolled back")
             return
@@ -191,7 +197,11 @@ import TestSupport
         let before = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as! Date
         try Data("HELLO WORLD".utf8).write(to: URL(fileURLWithPath: path))
         try FileManager.default.setAttributes([.modificationDate: before], ofItemAtPath: path)
-        let verified = try PullRun(setup.request(), effects: Self.effects()).verify()
+        let heard = RecordingEvents()
+        let verified = try PullRun(setup.request(), effects: Self.effects()).verify(events: heard)
+        // Each verdict is an event, in the manifest's order.
+        #expect(heard.lines.map { $0.split(separator: ":")[0] } == Self.files.map { "verified \($0.path)" })
+        #expect(heard.lines[0].hasPrefix("verified a.bin: wrongCRC"))
         let verdicts = Dictionary(uniqueKeysWithValues: zip(verified.manifest.entries.map(\.path), verified.verdicts))
         guard case .wrongCRC = verdicts["a.bin"] else {
             Issue.record("the changed file was not found: \(String(describing: verdicts["a.bin"]))")
@@ -209,7 +219,7 @@ import TestSupport
     @Test("a plan names what a pull would fetch and makes nothing, not even the destination")
     func aPlanMakesNothing() throws {
         let setup = try Setup()
-        let planned = try PullRun(setup.request(), effects: Self.effects()).plan()
+        let planned = try PullRun(setup.request(), effects: Self.effects()).plan(events: RecordingEvents())
         #expect(planned.plan.items.map(\.action) == [.new, .new, .new])
         #expect(!FileManager.default.fileExists(atPath: setup.dest))
     }

@@ -29,4 +29,12 @@ final class RecordingEvents: PullEvents {
     func deleted(path: String) { record("deleted \(path)") }
 
     func progress(_ snapshot: ProgressSnapshot) {}
+
+    func warned(_ text: String) { record("warning \(text)") }
+
+    func published(generation: String) { record("published \(generation)") }
+
+    func refused(_ refusal: TrustRefusal, manifest: String) { record("refused \(refusal.code)") }
+
+    func verified(_ entry: ManifestEntry, _ verdict: ContentVerdict) { record("verified \(entry.path): \(verdict)") }
 }
