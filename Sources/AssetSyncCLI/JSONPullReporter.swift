@@ -114,7 +114,7 @@ package final class JSONPullReporter: PullEvents {
     }
 
     package func summarize(_ outcome: PullOutcome, seconds: Double, exitCode: Int32) {
-        let totals = PullTotals(outcome)
+        let totals = PullTally(outcome)
         var line = JSONLine(type: "summary")
         line.add("new", totals.new)
         line.add("updated", totals.updated)
@@ -123,7 +123,7 @@ package final class JSONPullReporter: PullEvents {
         line.add("interrupted", totals.interrupted)
         line.add("deleted", outcome.deletion.removed.count)
         line.add("bytes_transferred", totals.transferred)
-        line.add("bytes_reused", totals.reused)
+        line.add("bytes_reused", totals.reusedBytes)
         line.add("milliseconds", Int64((seconds * 1000).rounded()))
         line.add("exit_code", Int64(exitCode))
         write(line.line)

@@ -46,12 +46,12 @@ package enum PullLines {
     /// The closing lines: counts, bytes, time and rate, then each failure with its cause.
     /// With `quiet`, only what went wrong.
     package static func summary(_ outcome: PullOutcome, seconds: Double, quiet: Bool) -> String {
-        let totals = PullTotals(outcome)
+        let totals = PullTally(outcome)
         var line = "\(totals.new) new, \(totals.updated) updated, \(totals.current) current, \(totals.failures.count) failed"
         if totals.interrupted > 0 { line += ", \(totals.interrupted) interrupted" }
         if !outcome.deletion.removed.isEmpty { line += ", \(outcome.deletion.removed.count) deleted" }
         line += "; \(ByteCount.human(totals.transferred)) transferred"
-        if totals.reused > 0 { line += ", \(ByteCount.human(totals.reused)) reused" }
+        if totals.reusedBytes > 0 { line += ", \(ByteCount.human(totals.reusedBytes)) reused" }
         line += " in \(ElapsedTime.format(seconds))"
         if totals.transferred > 0, seconds > 0 { line += " (\(ByteCount.human(Int64(Double(totals.transferred) / seconds)))/s)" }
         let allWell = totals.failures.isEmpty && totals.interrupted == 0 && outcome.deletion.failures.isEmpty
@@ -71,7 +71,7 @@ package enum PullLines {
     }
 
     /// When the server refused every file (401/403 from every URL), the likely cause rather than a file at a time.
-    package static func refusedEverywhere(_ totals: PullTotals) -> String? {
+    package static func refusedEverywhere(_ totals: PullTally) -> String? {
         let statuses = Set(totals.failures.map(\.failure.httpStatus))
         guard totals.new + totals.updated == 0, !statuses.isEmpty, statuses.isSubset(of: [401, 403]) else { return nil }
         let codes = statuses.compactMap { $0 }.sorted().map { "HTTP \($0)" }.joined(separator: " or ")
@@ -90,31 +90,5 @@ package enum PullLines {
             text += "\n\(indent)\(QuotedValue.escapingControls(source.url)): \(QuotedValue.escapingControls(source.reason))"
         }
         return text
-    }
-}
-
-/// What a pull's results add up to.
-package struct PullTotals: Sendable {
-    package var new = 0
-    package var updated = 0
-    package var current = 0
-    package var interrupted = 0
-    package var transferred: Int64 = 0
-    /// Bytes of committed files copied from this machine instead of downloaded (deltas' kept chunks too).
-    package var reused: Int64 = 0
-    package var failures: [(path: String, failure: Failure)] = []
-
-    package init(_ outcome: PullOutcome) {
-        for result in outcome.results {
-            transferred += result.transferred
-            switch result.outcome {
-            case .committed:
-                if result.action == .new { new += 1 } else { updated += 1 }
-                reused += result.reusedBytes
-            case .current: current += 1
-            case .failed(let failure): failures.append((result.path, failure))
-            case .interrupted: interrupted += 1
-            }
-        }
     }
 }

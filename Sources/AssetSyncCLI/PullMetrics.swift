@@ -11,21 +11,8 @@ struct PullMetrics {
     var start: Double
     var end: Double
     var exitCode: Int32
-    /// Files and bytes (manifest sizes) by outcome; empty when the pull never reached its files.
-    var files: [Outcome: Int] = [:]
-    var bytes: [Outcome: Int64] = [:]
-    var transferred: Int64 = 0
-    /// Files, and their bytes, copied from bytes already on the machine instead of downloaded.
-    var reusedFiles = 0
-    var reusedBytes: Int64 = 0
-    var deleted = 0
-    /// Bytes of the verified files each source served this run, by the source's origin (the base
-    /// or mirror base it belongs to, else the URL's scheme, host and port).
-    var sourceBytes: [String: Int64] = [:]
-    /// Files each source served this run.
-    var sourceFiles: [String: Int] = [:]
-    /// Files each source was asked for and failed this run (a file a mirror then served included).
-    var sourceFailures: [String: Int] = [:]
+    /// The pull's results; nil when it never reached its files.
+    var tally: PullTally?
     /// Carried over: Unix time of the last run that exited 0.
     var lastSuccess: Double?
     /// Carried over: Unix time each source last served a verified file.
@@ -33,47 +20,16 @@ struct PullMetrics {
     /// Carried over: Unix time each source last failed a file.
     var sourceLastFailure: [String: Double] = [:]
 
-    enum Outcome: String, CaseIterable {
-        case new, updated, current, failed, interrupted
-    }
-
     /// Adds a finished pull's results.
-    mutating func count(_ outcome: PullOutcome) {
-        for outcomeKind in Outcome.allCases {
-            files[outcomeKind] = 0
-            bytes[outcomeKind] = 0
-        }
-        for result in outcome.results {
-            let kind: Outcome
-            switch result.outcome {
-            case .committed: kind = result.action == .new ? .new : .updated
-            case .current: kind = .current
-            case .failed: kind = .failed
-            case .interrupted: kind = .interrupted
-            }
-            files[kind, default: 0] += 1
-            bytes[kind, default: 0] += result.size
-            transferred += result.transferred
-            if case .committed = result.outcome {
-                if result.reusedFrom != nil { reusedFiles += 1 }
-                reusedBytes += result.reusedBytes
-            }
-            if case .committed = result.outcome, let source = result.source {
-                sourceBytes[source.origin, default: 0] += result.size
-                sourceFiles[source.origin, default: 0] += 1
-            }
-            for origin in result.failedSources { sourceFailures[origin, default: 0] += 1 }
-        }
-        deleted = outcome.deletion.removed.count
-    }
+    mutating func count(_ outcome: PullOutcome) { tally = PullTally(outcome) }
 
     /// Sets the end, and moves the carried gauges forward for what this run achieved.
     mutating func finish(at time: Double, exitCode: Int32) {
         end = time
         self.exitCode = exitCode
         if exitCode == 0 { lastSuccess = time }
-        for source in sourceFiles.keys { sourceLastSuccess[source] = time }
-        for source in sourceFailures.keys { sourceLastFailure[source] = time }
+        for source in (tally?.sourceFiles ?? [:]).keys { sourceLastSuccess[source] = time }
+        for source in (tally?.sourceFailures ?? [:]).keys { sourceLastFailure[source] = time }
     }
 
     /// The exposition text: each metric's HELP and TYPE, then its samples, labels escaped.
@@ -94,23 +50,23 @@ struct PullMetrics {
             [([], exitCode == 0 ? "1" : "0")])
         metric("assetsync_last_run_exit_code", "The last pull's exit status (see assetsync pull --help).", [([], "\(exitCode)")])
         metric("assetsync_last_run_files", "Files of the manifest by what the last pull did with them.",
-            Outcome.allCases.compactMap { kind in files[kind].map { ([("outcome", kind.rawValue)], "\($0)") } })
+            PullTally.Kind.allCases.compactMap { kind in tally?.files[kind].map { ([("outcome", kind.rawValue)], "\($0)") } })
         metric("assetsync_last_run_bytes", "Bytes of those files (their manifest sizes) by outcome.",
-            Outcome.allCases.compactMap { kind in bytes[kind].map { ([("outcome", kind.rawValue)], "\($0)") } })
+            PullTally.Kind.allCases.compactMap { kind in tally?.bytes[kind].map { ([("outcome", kind.rawValue)], "\($0)") } })
         metric("assetsync_last_run_transferred_bytes", "Body bytes the last pull received, discarded ones included.",
-            [([], "\(transferred)")])
+            [([], "\(tally?.transferred ?? 0)")])
         metric("assetsync_last_run_reused_files", "Files the last pull copied from bytes already on the machine instead of downloading.",
-            [([], "\(reusedFiles)")])
+            [([], "\(tally?.reusedFiles ?? 0)")])
         metric(
             "assetsync_last_run_reused_bytes", "Bytes of those files, and of the chunks deltas kept from old versions.",
-            [([], "\(reusedBytes)")])
-        metric("assetsync_last_run_deleted_files", "Files --delete removed in the last pull.", [([], "\(deleted)")])
+            [([], "\(tally?.reusedBytes ?? 0)")])
+        metric("assetsync_last_run_deleted_files", "Files --delete removed in the last pull.", [([], "\(tally?.deleted ?? 0)")])
         metric("assetsync_last_run_source_files", "Verified files each source (base, mirror base or host) served in the last pull.",
-            sourceFiles.sorted { $0.key < $1.key }.map { ([("source", $0.key)], "\($0.value)") })
+            (tally?.sourceFiles ?? [:]).sorted { $0.key < $1.key }.map { ([("source", $0.key)], "\($0.value)") })
         metric("assetsync_last_run_source_bytes", "Bytes of the verified files each source served in the last pull.",
-            sourceBytes.sorted { $0.key < $1.key }.map { ([("source", $0.key)], "\($0.value)") })
+            (tally?.sourceBytes ?? [:]).sorted { $0.key < $1.key }.map { ([("source", $0.key)], "\($0.value)") })
         metric("assetsync_last_run_source_failures", "Files each source was asked for and failed in the last pull.",
-            sourceFailures.sorted { $0.key < $1.key }.map { ([("source", $0.key)], "\($0.value)") })
+            (tally?.sourceFailures ?? [:]).sorted { $0.key < $1.key }.map { ([("source", $0.key)], "\($0.value)") })
         metric("assetsync_last_success_time_seconds", "When a pull into this cache directory last exited 0 (Unix time).",
             lastSuccess.map { [([], Self.number($0))] } ?? [])
         metric("assetsync_source_last_success_time_seconds", "When each source last served a verified file (Unix time).",
