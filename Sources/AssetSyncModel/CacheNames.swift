@@ -2,7 +2,9 @@
 /// once: in Model, because the manifest's rules keep `.assetsync/` out of every entry's path.
 package enum CacheNames {
     /// `DEST/.assetsync/`: assetsync's own directory in a cache, which no manifest path may enter.
-    package static let metadata = ".assetsync"
+    package static let metadata = metadataBytes.description
+    /// The same name as bytes, for the check of every manifest path against it (`ManifestRules`).
+    package static let metadataBytes: StaticString = ".assetsync"
     /// `.assetsync/partial/`: in-flight downloads, their resume records, and every temporary.
     package static let partial = "partial"
     /// `.assetsync/lock`, held with `flock` for a whole run.

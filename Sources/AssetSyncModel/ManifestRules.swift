@@ -55,9 +55,10 @@ package enum ManifestRules {
             previous = byte
         }
         if let rule = brokenComponentRule(length: componentLength, dots: dots) { return rule }
-        let reserved = CacheNames.metadata.utf8
-        if bytes.count >= reserved.count, bytes.prefix(reserved.count).elementsEqual(reserved),
-           bytes.count == reserved.count || bytes[reserved.count] == UInt8(ascii: "/") {
+        let reserved = CacheNames.metadataBytes
+        let reservedCount = reserved.utf8CodeUnitCount
+        if bytes.count >= reservedCount, RawBytes.equal(bytes.baseAddress!, reserved.utf8Start, count: reservedCount),
+           bytes.count == reservedCount || bytes[reservedCount] == UInt8(ascii: "/") {
             return "path must not be under \(CacheNames.metadata)/, which assetsync keeps for itself"
         }
         return nil
