@@ -4,8 +4,9 @@
     set_reader.py DEST VERSIONS.json STOPFILE
 
 VERSIONS.json is a list with, per version, an object {path: crc32 hex}. Until STOPFILE exists,
-each pass opens DEST once and reads every path relative to that descriptor, as a consumer of a
-set must, and prints one line: "v0", "v1", … for a pass that saw exactly that version,
+and at least once however late the reader starts (a busy machine may start it after STOPFILE is
+made), each pass opens DEST once and reads every path relative to that descriptor, as a consumer
+of a set must, and prints one line: "v0", "v1", … for a pass that saw exactly that version,
 "missing PATH" or "mix PATH=vN …" otherwise. Prints "end" last.
 """
 import json
@@ -43,7 +44,9 @@ def main():
     with open(versions_file) as f:
         versions = json.load(f)
     paths = sorted(versions[0])
-    while not os.path.exists(stop_file):
+    passes = 0
+    while passes == 0 or not os.path.exists(stop_file):
+        passes += 1
         try:
             seen, missing = read_pass(dest, paths)
         except FileNotFoundError:
