@@ -41,7 +41,8 @@ public enum AssetSync {
         }
     }
 
-    /// What a pull would do, from the state index and a walk of the destination: nothing is read or fetched but the manifest.
+    /// What a pull would do, from the state index and a walk of the destination: nothing is read or
+    /// fetched but the manifest (a remote one into a temporary file), and nothing is made or locked.
     public static func plan(_ request: PullRequest) async throws(AssetSyncError) -> PlanSummary {
         try await run { stop throws(AssetSyncError) in try RequestRun(request: request, stop: stop).plan() }
     }
