@@ -28,7 +28,7 @@ put = $(1) > $(DESTDIR)$(PREFIX)/$(2).new && chmod 0644 $(DESTDIR)$(PREFIX)/$(2)
 # A unit as installed: ExecStart= names the binary under PREFIX.
 UNIT_FOR_PREFIX := sed 's|/usr/local/bin/assetsync|$(PREFIX)/bin/assetsync|g'
 
-.PHONY: all deps build debug library docs api-dump api-check api-baseline install install-built uninstall test example demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet bench-atomic bench-sha256 bench-delta bench-signing fuzz sanitize torture soak clean
+.PHONY: all deps build debug library docs api-dump api-check api-baseline install install-built uninstall test example demo bench bench-peers bench-manifest bench-pull bench-noop bench-verify bench-fleet bench-atomic bench-sha256 bench-delta bench-signing bench-profile fuzz sanitize torture soak clean
 
 all: build
 
@@ -155,6 +155,10 @@ bench-delta: build
 
 bench-signing: build
 	bench/signing/run.sh $(RELEASE_BIN)
+
+# Not part of `make bench`: where a pull's threads spend their time, under strace (bench/profile).
+bench-profile: build
+	bench/profile/run.sh $(RELEASE_BIN)
 
 bench-verify: build
 	bench/verify/run.sh $(RELEASE_BIN)
