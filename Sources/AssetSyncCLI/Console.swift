@@ -1,4 +1,4 @@
-import AssetSync
+package import AssetSync
 import Glibc
 import Synchronization
 
@@ -55,6 +55,12 @@ private final class OutputError: Sendable {
 }
 
 extension Console {
+    /// Tells a failure: "Error: " and `text` on stderr; the exit status of `kind`, to end the command with.
+    package func failed(_ text: String, _ kind: ErrorKind) -> ExitStatus {
+        err("Error: " + text)
+        return ExitStatus(kind)
+    }
+
     /// The terminal's columns, read each time so that resizing is followed.
     package var errorsWidth: Int {
         var size = winsize()

@@ -66,18 +66,24 @@ struct ManifestSigning {
         return now + count * unit
     }
 
-    /// Signs the manifest read from `path` (or, given, its `text`) and writes `path.minisig`.
-    func sign(_ manifest: ManifestToSign? = nil, text: String? = nil, of path: String, console: Console) throws(ExitStatus) {
-        let output: String
-        do {
-            if let manifest {
-                output = try AssetSync.sign(manifest, of: path, with: key, version: version, expires: expires)
-            } else {
-                output = try AssetSync.sign(text: text ?? "", of: path, with: key, version: version, expires: expires)
-            }
-        } catch {
-            throw PublishFailureReport(console: console, command: "sign").status(of: error)
+    /// Signs the manifest read from `path` and writes `path.minisig` (`assetsync sign`).
+    func sign(_ manifest: ManifestToSign, of path: String, console: Console) throws(ExitStatus) {
+        try told(console, command: "sign") { () throws(PublishFailure) in
+            try AssetSync.sign(manifest, of: path, with: key, version: version, expires: expires)
         }
+    }
+
+    /// Signs `text`, the manifest just written to `path`, and writes `path.minisig` (`manifest --sign`).
+    func sign(text: String, of path: String, console: Console) throws(ExitStatus) {
+        try told(console, command: "manifest") { () throws(PublishFailure) in
+            try AssetSync.sign(text: text, of: path, with: key, version: version, expires: expires)
+        }
+    }
+
+    /// Runs `body`, which writes a signature and gives its path, and tells what it did, or why it failed.
+    private func told(_ console: Console, command: String, _ body: () throws(PublishFailure) -> String) throws(ExitStatus) {
+        let output: String
+        do { output = try body() } catch { throw PublishFailureReport(console: console, command: command).status(of: error) }
         let expiry = expires.map { ", expires \(UTCTime.format($0))" } ?? ", never expires"
         console.err("Wrote \(output): signed by key \(key.id), version \(version)\(expiry).\n")
     }

@@ -9,36 +9,32 @@ struct PublishFailureReport {
     func status(of failure: PublishFailure) -> ExitStatus {
         switch failure {
         case .notADirectory(let path):
-            return told("\(QuotedValue.quote(path)) is not a directory.\n", .invalidInput)
+            return console.failed("\(QuotedValue.quote(path)) is not a directory.\n", .invalidInput)
         case .invalidBase(let base):
             let problem = base.problem + (base.remedy?.words ?? "") + (base.value.map { ": " + $0 } ?? "")
             return CommandLineTool.usageFailure(UsageError(message: "Invalid '--base': \(problem)", command: command), console: console)
         case .unreadable(let directory, let error):
-            return told("cannot read \(QuotedValue.quote(directory)): \(error.message).\n", error.kind)
+            return console.failed("cannot read \(QuotedValue.quote(directory)): \(error.message).\n", error.kind)
         case .unrepresentable(let directory, let error):
-            return told("\(error.message). Rename it, or move it out of \(QuotedValue.quote(directory)).\n", error.kind)
+            return console.failed("\(error.message). Rename it, or move it out of \(QuotedValue.quote(directory)).\n", error.kind)
         case .unwritable(let path, let error):
-            return told("cannot write \(QuotedValue.quote(path)): \(error.message).\n", error.kind)
+            return console.failed("cannot write \(QuotedValue.quote(path)): \(error.message).\n", error.kind)
         case .manifestUnreadable(let name, let reason):
-            return told("\(QuotedValue.displayPath(name)): cannot read the manifest: \(reason).\n", .invalidInput)
+            return console.failed(RunFailureReport.unreadable(manifest: name, reason: reason), .invalidInput)
         case .manifestTooLarge(let name):
-            return told("\(QuotedValue.displayPath(name)): the manifest is larger than the \(ByteCount.human(Manifest.sizeLimit)) limit.\n", .invalidInput)
+            return console.failed(RunFailureReport.tooLarge(manifest: name), .invalidInput)
         case .manifest(let error):
-            return told("\(error.worded)\n", error.kind)
+            return console.failed("\(error.worded)\n", error.kind)
         case .keyUnreadable(let path, let reason):
-            return told("cannot read the secret key \(QuotedValue.quote(path)): \(reason).\n", .invalidInput)
+            return console.failed("cannot read the secret key \(QuotedValue.quote(path)): \(reason).\n", .invalidInput)
         case .keyNotRead(let path, let words, let notARegularFile):
             let remedy = notARegularFile
                 ? "keep the key in a file only the signing account can read, and pass that (a pipe, a device or a directory is never read)"
                 : "pass the secret key's own file (the .key that 'minisign -G' writes)"
-            return told("the secret key \(QuotedValue.quote(path)) \(words): \(remedy).\n", .invalidInput)
+            return console.failed("the secret key \(QuotedValue.quote(path)) \(words): \(remedy).\n", .invalidInput)
         case .keyInvalid(let path, let reason):
-            return told("the secret key \(QuotedValue.quote(path)): \(reason).\n", .invalidInput)
+            return console.failed("the secret key \(QuotedValue.quote(path)): \(reason).\n", .invalidInput)
         }
     }
 
-    private func told(_ text: String, _ kind: ErrorKind) -> ExitStatus {
-        console.err("Error: " + text)
-        return ExitStatus(kind)
-    }
 }

@@ -13,77 +13,82 @@ package struct RunFailureReport {
         case .unsignable:
             return usage("'--trusted-key' needs a manifest file or URL: standard input has no signature beside it")
         case .manifest(let error):
-            return told("\(error.worded)\n", error.kind)
+            return console.failed("\(error.worded)\n", error.kind)
         case .manifestUnreadable(let name, let reason):
-            return told("\(QuotedValue.displayPath(name)): cannot read the manifest: \(reason).\n", .invalidInput)
+            return console.failed(Self.unreadable(manifest: name, reason: reason), .invalidInput)
         case .manifestTooLarge(let name):
-            return told("\(QuotedValue.displayPath(name)): the manifest is larger than the \(ByteCount.human(Manifest.sizeLimit)) limit.\n", .invalidInput)
+            return console.failed(Self.tooLarge(manifest: name), .invalidInput)
         case .signatureUnreadable(let path, let reason, let kind):
-            return told("cannot read the signature \(QuotedValue.displayPath(path)): \(reason).\n", kind)
+            return console.failed("cannot read the signature \(QuotedValue.displayPath(path)): \(reason).\n", kind)
         case .untrusted(let refusal, let name):
             return refuse(refusal, manifest: name)
         case .versionUnreadable(let error):
-            return told("cannot read the accepted manifest version: \(error.message).\n", error.kind)
+            return console.failed("cannot read the accepted manifest version: \(error.message).\n", error.kind)
         case .versionUnrecorded(let error):
-            return told("cannot record the accepted manifest version: \(error.message).\n", error.kind)
+            return console.failed("cannot record the accepted manifest version: \(error.message).\n", error.kind)
         case .fetch(let url, let file, let error):
             let what = file == .manifest ? "the manifest" : "the manifest's signature"
-            return told("cannot fetch \(what) \(url): \(error.messageWithRemedy). Nothing was downloaded.\n", error.kind)
+            return console.failed("cannot fetch \(what) \(url): \(error.messageWithRemedy). Nothing was downloaded.\n", error.kind)
         case .destination(let dest, let problem):
-            return told("--dest \(QuotedValue.quote(dest)): \(problem.message)\n", problem.kind)
+            return console.failed("--dest \(QuotedValue.quote(dest)): \(problem.message)\n", problem.kind)
         case .destinationUnopenable(let error, let isSystem):
             // A system error is most often permissions; the other errors say themselves what to do.
-            return told("cannot open the cache directory: \(error.messageWithRemedy).\(isSystem ? " Check that it is writable." : "")\n", error.kind)
+            return console.failed("cannot open the cache directory: \(error.messageWithRemedy).\(isSystem ? " Check that it is writable." : "")\n", error.kind)
         case .storeUnplaceable(let dest, let problem):
-            return told("--dest \(QuotedValue.quote(dest)): \(problem.message).\n", problem.kind)
+            return console.failed("--dest \(QuotedValue.quote(dest)): \(problem.message).\n", problem.kind)
         case .storeUnopenable(let dest, let error):
-            return told("cannot open the generations of --dest \(QuotedValue.quote(dest)): \(error.messageWithRemedy).\n", error.kind)
+            return console.failed("cannot open the generations of --dest \(QuotedValue.quote(dest)): \(error.messageWithRemedy).\n", error.kind)
         case .generations(let error):
-            return told("\(error.messageWithRemedy).\n", error.kind)
+            return console.failed("\(error.messageWithRemedy).\n", error.kind)
         case .keepWithoutGenerations:
             return usage("'--keep' goes with '--atomic'")
         case .lockHeld(let error, let wait):
             let advice = wait > 0 ? "pass a longer --lock-wait" : "pass --lock-wait SECONDS"
-            return told("\(error.message). It is freed when that run ends; wait for it, or \(advice).\n", error.kind)
+            return console.failed("\(error.message). It is freed when that run ends; wait for it, or \(advice).\n", error.kind)
         case .lockFailed(let error):
-            return told("cannot lock the cache directory: \(error.message).\n", error.kind)
+            return console.failed("cannot lock the cache directory: \(error.message).\n", error.kind)
         case .reuseSource(let path):
             return usage("'--reuse-from \(path)': not a directory that can be opened")
         case .cannotStart(let error):
-            return told("\(error.message).\n", error.kind)
+            return console.failed("\(error.message).\n", error.kind)
         case .notEnoughSpace(let shortfall, let root):
-            return told(
+            return console.failed(
                 "not enough free space in \(root): the pull needs \(ByteCount.human(shortfall.needed)) "
                     + "(\(ByteCount.human(shortfall.toDownload)) to download and a margin of \(ByteCount.human(shortfall.margin))), "
                     + "but \(ByteCount.human(shortfall.free)) is free. Nothing was downloaded; free some space and run again.\n", .localIO)
         case .deleteInUnmanagedDirectory(let root):
-            return told(
+            return console.failed(
                 "--delete removes nothing from \(root): no earlier pull completed there (it has no "
                     + ".assetsync/state), so it may not be a directory assetsync manages. Pull once without --delete first.\n", .invalidInput)
         case .tooManyDeletions(let count, let maximum):
-            return told(
+            return console.failed(
                 "--delete would remove \(count) files, more than --max-delete \(maximum); nothing was changed. "
                     + "Check that this is the right manifest, or pass --max-delete \(count).\n", .invalidInput)
         case .scan(let error):
-            return told("cannot scan the cache directory: \(error.message). Check its permissions, or run as its owner.\n", error.kind)
+            return console.failed("cannot scan the cache directory: \(error.message). Check its permissions, or run as its owner.\n", error.kind)
         case .record(let error):
-            return told("cannot write the state index: \(error.message). Check free space and permissions.\n", error.kind)
+            return console.failed("cannot write the state index: \(error.message). Check free space and permissions.\n", error.kind)
         case .notInGenerations(let dest):
-            return told(
+            return console.failed(
                 "--dest \(QuotedValue.quote(dest)) is not an atomic cache directory (no pull --atomic made it one), "
                     + "so it has no generations to go back to.\n", .invalidInput)
         case .rollback(let error):
-            return told("\(error.message).\n", error.kind)
+            return console.failed("\(error.message).\n", error.kind)
         case .interrupted:
             if command == "verify" { console.err("Interrupted: nothing was recorded; run 'assetsync verify' again to read every file.\n") }
             return .interrupted
         }
     }
 
-    /// "Error: " and `text` on stderr; the exit status of `kind`.
-    private func told(_ text: String, _ kind: ErrorKind) -> ExitStatus {
-        console.err("Error: " + text)
-        return ExitStatus(kind)
+
+    /// Why the manifest `name` could not be read, as a line after "Error: ".
+    static func unreadable(manifest name: String, reason: String) -> String {
+        "\(QuotedValue.displayPath(name)): cannot read the manifest: \(reason).\n"
+    }
+
+    /// That the manifest `name` is larger than any manifest may be, as a line after "Error: ".
+    static func tooLarge(manifest name: String) -> String {
+        "\(QuotedValue.displayPath(name)): the manifest is larger than the \(ByteCount.human(Manifest.sizeLimit)) limit.\n"
     }
 
     private func usage(_ message: String) -> ExitStatus {

@@ -1,5 +1,5 @@
-import AssetSyncModel
-package import AssetSyncSystem
+package import AssetSyncModel
+import AssetSyncSystem
 import Glibc
 
 /// `pull --delete`: removes files under DEST that the manifest does not list,
@@ -8,16 +8,9 @@ import Glibc
 /// What stands where the manifest needs a path is cleared first, before any
 /// download, so that the same run can commit there.
 package enum ExtraRemoval {
-    package struct Outcome: Sendable {
-        package var removed: [String] = []
-        package var failures: [(path: String, error: SystemError)] = []
-
-        package init() {}
-    }
-
     /// Removes `paths` (relative to the root, never under `.assetsync/`).
-    package static func remove(_ paths: [String], in root: CacheRoot) -> Outcome {
-        var outcome = Outcome()
+    package static func remove(_ paths: [String], in root: CacheRoot) -> PullOutcome.Deletion {
+        var outcome = PullOutcome.Deletion()
         var emptied = Set<String>()
         for path in paths where !path.hasPrefix(CacheNames.metadata + "/") && path != CacheNames.metadata {
             let (parentPart, namePart) = PathName.split(path)
@@ -48,7 +41,7 @@ package enum ExtraRemoval {
     /// and its commit fails asking to move it away). Returns what it removed and the extras left.
     package static func clearObstructions(
         extras: [String], directoriesAtFiles: [String], manifestPaths: [String], in root: CacheRoot
-    ) -> (outcome: Outcome, remaining: [String]) {
+    ) -> (outcome: PullOutcome.Deletion, remaining: [String]) {
         var needed = Set<Substring>()
         if !extras.isEmpty {
             for path in manifestPaths {

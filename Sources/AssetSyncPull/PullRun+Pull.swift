@@ -16,12 +16,12 @@ extension PullRun {
 
     private func pulling(events: any PullEvents) throws(PullRunFailure) -> PullResult {
         let admission = try admission()
-        let local = try startReading(admission: admission)
-        let early = local != nil && request.layout != .plain ? GenerationPull.earlyWalk(of: request.dest) : nil
         let choice = GenerationPull.Choice(dest: request.dest, asked: request.layout, keep: request.keep)
         if request.keep != nil, request.layout == .plain || (choice.remembered == nil && request.layout != .atomic) {
             throw .keepWithoutGenerations
         }
+        let local = try startReading(admission: admission)
+        let early = local != nil && request.layout != .plain ? GenerationPull.earlyWalk(of: request.dest) : nil
         /// A failure of the destination's, or the manifest's own (leaving nothing of `made`).
         func failed(_ failure: PullRunFailure, made root: CacheRoot? = nil) -> PullRunFailure {
             guard let own = local?.failure else { return failure }

@@ -78,7 +78,7 @@ package struct PullSession {
         }
         events.planned(plan)
         var extras = plan.items[manifest.entries.count...].map(\.path)  // after the entries, all extras
-        var deletion = ExtraRemoval.Outcome()
+        var deletion = PullOutcome.Deletion()
         if let maximumDeletions {
             guard committed != nil || extras.isEmpty else { throw .deleteInUnmanagedDirectory }
             guard extras.count <= maximumDeletions else { throw .tooManyDeletions(count: extras.count, maximum: maximumDeletions) }
@@ -192,7 +192,7 @@ package struct PullSession {
             deletion.removed += rest.removed
             deletion.failures += rest.failures
         }
-        outcome.deletion = PullOutcome.Deletion(removed: deletion.removed, failures: deletion.failures.map { ($0.path, $0.error) })
+        outcome.deletion = deletion
         return outcome
     }
 
