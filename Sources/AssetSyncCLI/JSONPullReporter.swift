@@ -125,6 +125,7 @@ package final class JSONPullReporter: PullEvents {
         line.add("bytes_transferred", totals.transferred)
         line.add("bytes_reused", totals.reusedBytes)
         line.add("milliseconds", Int64((seconds * 1000).rounded()))
+        line.add("steps_ms", object: PullSteps.Step.allCases.map { ($0.rawValue, Int64((outcome.steps[$0] * 1000).rounded())) })
         line.add("exit_code", Int64(exitCode))
         write(line.line)
     }

@@ -52,18 +52,22 @@ package enum Committer {
     /// size, the mode set, each `renameat` into place (replacing a symlink there, never
     /// writing through it), then each parent directory fsynced once.
     /// Returns, in order, nil for each committed partial or the error that stopped it.
+    /// `steps` counts the syncs, the renames and the directories' syncs.
     package static func commit(
-        _ partials: [PartialFile], syncingDirectoriesWith syncDirectory: DirectorySync = { try $0.sync() }
+        _ partials: [PartialFile], steps: StepTimes = StepTimes(), syncingDirectoriesWith syncDirectory: DirectorySync = { try $0.sync() }
     ) -> [CacheError?] {
         guard let first = partials.first else { return [] }
         var errors = [CacheError?](repeating: nil, count: partials.count)
         do throws(SystemError) {
             let file = FileDescriptor(first.fd, path: first.displayPath)
-            if partials.count == 1 { try file.syncData() } else { try file.syncFileSystem() }
+            try steps.measure(.syncs) { () throws(SystemError) in
+                if partials.count == 1 { try file.syncData() } else { try file.syncFileSystem() }
+            }
         } catch {
             return errors.map { _ in CacheError.system(error) }
         }
         var moves = [Move?](repeating: nil, count: partials.count)
+        let checked = StepTimes.nanoseconds()
         for (index, partial) in partials.enumerated() {
             do throws(CacheError) {
                 try checkOnDisk(partial)
@@ -77,7 +81,8 @@ package enum Committer {
                 errors[index] = error
             }
         }
-        place(moves, in: first.root, errors: &errors, syncDirectory: syncDirectory) { index in
+        steps.add(StepTimes.nanoseconds() - checked, to: .renames)
+        place(moves, in: first.root, errors: &errors, steps: steps, syncDirectory: syncDirectory) { index in
             if partials[index].hasResumeRecord { try? first.root.partialDirectory.removeFile(partials[index].recordName) }
         }
         return errors
@@ -146,7 +151,7 @@ package enum Committer {
             return results
         }
         var errors = [CacheError?](repeating: nil, count: entries.count)
-        place(moves, in: root, errors: &errors, syncDirectory: syncDirectory) { _ in }
+        place(moves, in: root, errors: &errors, steps: StepTimes(), syncDirectory: syncDirectory) { _ in }
         for index in errors.indices {
             guard let error = errors[index] else { continue }
             results[index] = .failure(.local(error))
@@ -211,9 +216,10 @@ package enum Committer {
     /// directory with the files in it). A failed directory fsync fails exactly the files it was to make
     /// durable, and the error names that directory. `renamed` is called for each file once it is in place.
     private static func place(
-        _ moves: [Move?], in root: CacheRoot, errors: inout [CacheError?], syncDirectory: DirectorySync,
+        _ moves: [Move?], in root: CacheRoot, errors: inout [CacheError?], steps: StepTimes, syncDirectory: DirectorySync,
         renamed: (Int) -> Void
     ) {
+        let start = StepTimes.nanoseconds()
         var parents: [Substring: DirectoryHandle] = [:]
         /// For each parent directory, the indexes of the files renamed into it.
         var placed: [Substring: [Int]] = [:]
@@ -243,7 +249,10 @@ package enum Committer {
             let beneath = placed.filter { $0.key == directory || $0.key.hasPrefix(directory + "/") }.flatMap(\.value)
             if !beneath.isEmpty { durableWith[PathName.split(String(directory)).parent ?? "", default: []] += beneath }
         }
+        steps.add(StepTimes.nanoseconds() - start, to: .renames)
         for (directoryPath, indexes) in durableWith {
+            let synced = StepTimes.nanoseconds()
+            defer { steps.add(StepTimes.nanoseconds() - synced, to: .directorySyncs) }
             do throws(CacheError) {
                 if parents[directoryPath] == nil { parents[directoryPath] = try root.openDirectory(at: directoryPath) }
                 do {

@@ -41,6 +41,18 @@ package struct JSONLine {
         text += "]"
     }
 
+    /// An object whose values are numbers, its keys in the order given.
+    package mutating func add(_ key: String, object: [(key: String, value: Int64)]) {
+        appendKey(key)
+        text += "{"
+        for (field, (name, value)) in object.enumerated() {
+            if field > 0 { text += "," }
+            Self.appendQuoted(name, to: &text)
+            text += ":" + String(value)
+        }
+        text += "}"
+    }
+
     /// The finished object and its newline.
     package var line: String { text + "}\n" }
 

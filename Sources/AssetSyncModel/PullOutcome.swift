@@ -7,6 +7,8 @@ package struct PullOutcome: Sendable {
     package var interrupted: Bool
     /// A local failure (disk full, I/O error) stopped the run early.
     package var stoppedByLocalError: Bool
+    /// Where the downloads' threads spent their time.
+    package var steps: PullSteps
 
     /// What the removal of extras did.
     package struct Deletion: Sendable {
@@ -19,11 +21,15 @@ package struct PullOutcome: Sendable {
         }
     }
 
-    package init(results: [FileResult], deletion: Deletion = Deletion(), interrupted: Bool, stoppedByLocalError: Bool) {
+    package init(
+        results: [FileResult], deletion: Deletion = Deletion(), interrupted: Bool, stoppedByLocalError: Bool,
+        steps: PullSteps = PullSteps()
+    ) {
         self.results = results
         self.deletion = deletion
         self.interrupted = interrupted
         self.stoppedByLocalError = stoppedByLocalError
+        self.steps = steps
     }
 
     /// Whether the destination now matches the manifest: not interrupted, no file failed, no local

@@ -158,6 +158,7 @@ package struct PullSession {
         DeltaPreparation(root: root, stop: stop).run(requests)
         var newProofs = reused.proofs
         var ending = TransferEngine.Ending.finished
+        let steps = StepTimes()
         if stop.isRequested() {
             ending = .interrupted
             for request in requests {
@@ -166,7 +167,8 @@ package struct PullSession {
         } else if !requests.isEmpty {
             let (root, options, events, stop, clock, transport) = (self.root, self.options, self.events, self.stop, self.clock, self.transport)
             let transferred = JoinableThread.run {
-                let transfers = PullTransfers(requests: requests, root: root, options: options, events: events, clock: clock)
+                let transfers = PullTransfers(
+                    requests: requests, root: root, options: options, events: events, clock: clock, steps: steps)
                 let (ending, results) = transport.transfer(
                     requests, options: options, delegate: transfers, wakeFD: stop.wakeFD, shouldStop: stop.isRequested, clock: clock)
                 return (ending: ending, results: results, proofs: transfers.proofs)
@@ -185,7 +187,9 @@ package struct PullSession {
         do {
             try saveState(proofs: proofs, carried: carried, previous: previous, index: committed ?? StateIndex(), create: create)
         } catch { throw .state(error) }
-        var outcome = PullOutcome(results: results, interrupted: ending == .interrupted, stoppedByLocalError: ending == .stoppedByLocalError)
+        var outcome = PullOutcome(
+            results: results, interrupted: ending == .interrupted, stoppedByLocalError: ending == .stoppedByLocalError,
+            steps: steps.snapshot)
         if maximumDeletions != nil, ending == .finished, !extras.isEmpty {
             let rest = ExtraRemoval.remove(extras, in: root)
             for path in rest.removed { events.deleted(path: path) }

@@ -77,13 +77,23 @@ package enum AtomicFile {
     }
 
     /// Replaces the file at `path` with `text` (for files outside the cache, such as `manifest --output`).
-    package static func write(_ text: String, to path: String) throws(SystemError) {
+    /// Only a regular file is replaced: a rename over a device, a FIFO or a link (`/dev/null`,
+    /// `/dev/stdout`) would put a file in its place, so anything else there is left as it is.
+    package static func write(_ text: String, to path: String) throws(OutputFileError) {
         let directoryPath = PathName.directory(of: path)
         let name = String(PathName.split(path).name)
         let directory = open(directoryPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else { throw SystemError("open", path: directoryPath) }
+        guard directory >= 0 else { throw .system(SystemError("open", path: directoryPath)) }
         defer { close(directory) }
-        try replace(name, in: directory, with: Array(text.utf8), display: directoryPath)
+        var status = stat()
+        if fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT != S_IFREG {
+            throw .notRegular(path: path, type: RegularFileRead.words(forType: status.st_mode & S_IFMT))
+        }
+        do {
+            try replace(name, in: directory, with: Array(text.utf8), display: directoryPath)
+        } catch {
+            throw .system(error)
+        }
     }
 
     /// Removes what crashed runs left under temporary names in `directory` (the caller holds the lock,

@@ -12,6 +12,9 @@ package final class PendingWork<Failure: Error>: @unchecked Sendable {
     /// The first error met so far, if any: later pieces need not run.
     package var hasFailed: Bool { monitor.locked { failure != nil } }
 
+    /// Whether a piece begun has not yet ended.
+    package var isRunning: Bool { monitor.locked { running > 0 } }
+
     package func begin() { monitor.locked { running += 1 } }
 
     /// Ends one piece begun with `begin()`, keeping `error` when it is the first.

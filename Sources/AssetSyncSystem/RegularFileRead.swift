@@ -70,7 +70,7 @@ package enum RegularFileRead: Equatable {
     }
 
     /// A file type of `st_mode` in words.
-    private static func words(forType type: mode_t) -> String {
+    package static func words(forType type: UInt32) -> String {
         switch type {
         case S_IFIFO: "a FIFO (named pipe)"
         case S_IFDIR: "a directory"

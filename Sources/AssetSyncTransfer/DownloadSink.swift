@@ -12,6 +12,9 @@ package protocol DownloadSink: AnyObject {
     func append(_ bytes: UnsafeRawBufferPointer) throws(SystemError)
     /// Waits until every byte appended is written; throws the first error met in writing them.
     func flush() throws(SystemError)
+    /// Starts writing every byte held back, without waiting: whether every byte appended is then
+    /// written, so that `flush` would not wait.
+    func beginFlush() -> Bool
     /// Waits for the writes under way, leaving bytes held back to keep writes aligned where they are;
     /// `writtenOffset` then says how far the bytes on disk go. Throws as `flush` does.
     func settle() throws(SystemError)
@@ -34,6 +37,7 @@ package protocol DownloadSink: AnyObject {
 extension DownloadSink {
     /// A sink that writes as `append` is called has nothing to wait for.
     package func flush() throws(SystemError) {}
+    package func beginFlush() -> Bool { true }
     package func settle() throws(SystemError) {}
     package var writtenOffset: Int64 { offset }
     package func setAside() {}

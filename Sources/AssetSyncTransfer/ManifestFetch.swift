@@ -1,4 +1,5 @@
 import AssetSyncModel
+import AssetSyncSystem
 
 /// One `ManifestFetcher.fetch` as the transport's delegate: its one document's sink, and what
 /// becomes of the document once its status proved it (kept by the destination, or the copy held
@@ -44,10 +45,13 @@ final class ManifestFetch: TransferEngineDelegate {
         }
     }
 
-    func takeProven() -> [Download] {
+    func takeProven() -> (committed: [FileResult], uncommitted: [Download]) {
         defer { proven = nil }
-        return proven.map { [$0] } ?? []
+        return ([], proven.map { [$0] } ?? [])
     }
+
+    /// Counted, but never reported: a fetch's time is its caller's to tell.
+    let steps = StepTimes()
 
     // A fetch tells nothing on its way: its caller says what became of it.
     func started(path: String, size: Int64, resumingAt offset: Int64, url: String) {}

@@ -1,3 +1,4 @@
+import AssetSyncModel
 package import AssetSyncSystem
 
 /// A sink whose writes run on a writer thread: received bytes are copied into one of the pool's
@@ -58,11 +59,16 @@ package final class QueuedSink: DownloadSink {
     /// each call, until a restart).
     package func flush() throws(SystemError) {
         send()
-        if let error = writes.wait() { throw error }
+        try settle()
+    }
+
+    package func beginFlush() -> Bool {
+        send()
+        return !writes.isRunning
     }
 
     package func settle() throws(SystemError) {
-        if let error = writes.wait() { throw error }
+        if let error = pool.steps.measure(.writeWaits, { writes.wait() }) { throw error }
     }
 
     package func restart() throws(SystemError) {
@@ -130,6 +136,7 @@ final class QueuedSegmentableSink: SegmentableSink {
     var resumeFields: [String: String]? { whole.resumeFields }
     func append(_ bytes: UnsafeRawBufferPointer) throws(SystemError) { try whole.append(bytes) }
     func flush() throws(SystemError) { try whole.flush() }
+    func beginFlush() -> Bool { whole.beginFlush() }
     func settle() throws(SystemError) { try whole.settle() }
     var writtenOffset: Int64 { whole.writtenOffset }
     func restart() throws(SystemError) { try whole.restart() }

@@ -47,6 +47,9 @@ package final class TransferEngine {
     private var pending: ArraySlice<Request>
     private var waiting: [Download] = []
     private var active: [ObjectIdentifier: Download] = [:]
+    /// Transfers libcurl finished whose last bytes a writer lane is still writing, with libcurl's result:
+    /// each is decided once its writes end, so that this thread receives for the others meanwhile.
+    private var flushing: [(download: Download, code: CURLcode)] = []
     /// Files fetched in segments, by path, until their result is told.
     private var segmented: [String: SegmentedFile] = [:]
     /// A local error made every other transfer pointless.
@@ -109,13 +112,32 @@ package final class TransferEngine {
             if shouldStop() { return stopAll(.interrupted) }
             startDue()
             if stopRequested { return stopAll(.stoppedByLocalError) }
-            if active.isEmpty, waiting.isEmpty, pending.isEmpty, !delegate.holdsProven { return .finished }
-            multi.perform()
+            if active.isEmpty, waiting.isEmpty, pending.isEmpty, flushing.isEmpty, !delegate.holdsProven { return .finished }
+            perform()
             reportProgress()
             if let ending = collectFinished() { return ending }
             if active.isEmpty, waiting.isEmpty { continue }
-            multi.poll(wakeFD: wakeFD, timeout: pollTimeout())
+            delegate.steps.measure(.networkWaits) { multi.poll(wakeFD: wakeFD, timeout: pollTimeout()) }
         }
+    }
+
+    /// libcurl's work, counted as receiving less the waits for buffers and writes within it.
+    private func perform() {
+        let steps = delegate.steps
+        let waitsBefore = steps.total(of: .bufferWaits) + steps.total(of: .writeWaits)
+        let start = StepTimes.nanoseconds()
+        multi.perform()
+        let waits = steps.total(of: .bufferWaits) + steps.total(of: .writeWaits) - waitsBefore
+        steps.add(StepTimes.nanoseconds() - start - waits, to: .receiving)
+    }
+
+    /// What a finished transfer's result means, its proof counted as verifying less the write waits within it.
+    private func complete(_ download: Download, _ code: CURLcode) -> Download.Next {
+        let steps = delegate.steps
+        let waitsBefore = steps.total(of: .writeWaits)
+        let start = StepTimes.nanoseconds()
+        defer { steps.add(StepTimes.nanoseconds() - start - (steps.total(of: .writeWaits) - waitsBefore), to: .verifying) }
+        return download.complete(code)
     }
 
     /// Starts downloads whose time has come, retries first, up to `jobs` at once.
@@ -199,13 +221,24 @@ package final class TransferEngine {
         max(1, rate / Int64(max(1, running)))
     }
 
-    /// Takes every finished transfer off the multi handle and decides what follows.
+    /// Takes every finished transfer off the multi handle and decides what follows: at once when its
+    /// bytes are all written, else once they are (`flushing`), waiting for them only when nothing else runs.
     private func collectFinished() -> Ending? {
         while let (finished, code) = multi.nextFinished() {
             guard let download = active.removeValue(forKey: ObjectIdentifier(finished)) else { continue }
             multi.remove(download)
             shareRate()
-            settle(download, download.complete(code))
+            flushing.append((download, code))
+        }
+        var index = 0
+        while index < flushing.count {
+            let (download, code) = flushing[index]
+            guard active.isEmpty || download.sink.beginFlush() else {
+                index += 1
+                continue
+            }
+            flushing.remove(at: index)
+            settle(download, complete(download, code))
             if stopRequested { return stopAll(.stoppedByLocalError) }
         }
         return settleProven(force: false)
@@ -267,6 +300,8 @@ package final class TransferEngine {
         }
         taken += waiting.filter { members.contains(ObjectIdentifier($0)) }
         waiting.removeAll { members.contains(ObjectIdentifier($0)) }
+        taken += flushing.lazy.map(\.download).filter { members.contains(ObjectIdentifier($0)) }
+        flushing.removeAll { members.contains(ObjectIdentifier($0.download)) }
         shareRate()
         return taken
     }
@@ -282,16 +317,22 @@ package final class TransferEngine {
     /// Whether nothing runs and nothing could start now: only then is a small group worth committing
     /// early. Transfers that all finish in one step are replaced at once, and their files wait for the group.
     private var isIdle: Bool {
-        guard active.isEmpty, pending.isEmpty else { return false }
+        guard active.isEmpty, pending.isEmpty, flushing.isEmpty else { return false }
         let now = clock()
         return !waiting.contains { $0.notBefore <= now }
     }
 
     /// Stops every transfer, keeping each one's bytes and record for the next run;
-    /// when interrupted, downloads already proven are committed first.
+    /// when interrupted, downloads received in full are proven and committed first.
     private func stopAll(_ ending: Ending) -> Ending {
-        if ending == .interrupted, let stopped = settleProven(force: true) { return stopped }
-        for download in delegate.takeProven() {
+        if ending == .interrupted {
+            for (download, code) in flushing { settle(download, complete(download, code)) }
+            flushing.removeAll()
+            if let stopped = settleProven(force: true) { return stopped }
+        }
+        let (committed, uncommitted) = delegate.takeProven()
+        for result in committed { finish(result) }
+        for download in uncommitted {
             download.suspend()
             finish(download.result(.interrupted))
         }
@@ -299,14 +340,16 @@ package final class TransferEngine {
             multi.remove(download)
             download.suspend()
         }
-        for download in waiting { download.suspend() }
+        let stopped = waiting + flushing.map(\.download)
+        for download in stopped { download.suspend() }
         // A segmented file's segments are suspended above; its result is told once.
         var told = Set<String>()
-        for download in Array(active.values) + waiting where told.insert(download.entry.path).inserted {
+        for download in Array(active.values) + stopped where told.insert(download.entry.path).inserted {
             finish(download.result(.interrupted))
         }
         active.removeAll()
         waiting.removeAll()
+        flushing.removeAll()
         for request in pending {
             finish(FileResult(path: request.entry.path, size: request.entry.size, action: request.action, outcome: .interrupted))
         }
@@ -328,7 +371,7 @@ package final class TransferEngine {
         lastProgress = now
         // A segmented file is one transfer: the bytes of all its segments.
         var seen = Set<String>()
-        let transfers = active.values
+        let transfers = (Array(active.values) + flushing.map(\.download))
             .filter { seen.insert($0.entry.path).inserted }
             .map {
                 ProgressSnapshot.Transfer(

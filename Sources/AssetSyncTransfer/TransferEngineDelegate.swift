@@ -1,4 +1,5 @@
 package import AssetSyncModel
+package import AssetSyncSystem
 
 /// What the transfer engine hands back to the pipeline that runs it: it asks for a sink
 /// per file, hands over downloads whose bytes are proven (the delegate commits them, at
@@ -14,8 +15,11 @@ package protocol TransferEngineDelegate: AnyObject {
     /// whenever some wait with `force`. Nil when it committed nothing; else each file's result,
     /// and whether a local error stops the run.
     func settleProven(idle: Bool, force: Bool) -> (results: [FileResult], stopsTheRun: Bool)?
-    /// The waiting downloads, handed back uncommitted when the run stops on a local error.
-    func takeProven() -> [Download]
+    /// Stops committing when the run stops on a local error: waits for the commits under way and
+    /// returns their files' results, and hands back the downloads still waiting, uncommitted.
+    func takeProven() -> (committed: [FileResult], uncommitted: [Download])
+    /// Where the run's threads spend their time; the engine adds the transfer thread's steps.
+    var steps: StepTimes { get }
 
     func started(path: String, size: Int64, resumingAt offset: Int64, url: String)
     func retrying(path: String, reason: String, after delay: Double)

@@ -1,4 +1,5 @@
 @testable import AssetSyncModel
+import AssetSyncSystem
 @testable import AssetSyncTransfer
 
 /// The engine's delegate in unit tests: sinks in memory, proven downloads committed in one
@@ -10,11 +11,14 @@ final class EngineDelegate: TransferEngineDelegate {
     private(set) var lines: [String] = []
     /// Told each download handed over as proven.
     var onProven: (String) -> Void = { _ in }
+    /// For each path, how many times its sink says its last bytes are still being written.
+    var writesStillUnderWay: [String: Int] = [:]
 
     init(bodies: [String: [UInt8]]) { self.bodies = bodies }
 
     func openSink(for request: TransferEngine.Request) throws(Failure) -> any DownloadSink {
         let sink = MemorySink(expected: bodies[request.entry.path] ?? [])
+        sink.writesStillUnderWay = writesStillUnderWay[request.entry.path] ?? 0
         sinks[request.entry.path] = sink
         return sink
     }
@@ -28,13 +32,16 @@ final class EngineDelegate: TransferEngineDelegate {
 
     func settleProven(idle: Bool, force: Bool) -> (results: [FileResult], stopsTheRun: Bool)? {
         guard !ready.isEmpty, idle || force else { return nil }
-        return (takeProven().map { $0.result(.committed) }, false)
+        defer { ready = [] }
+        return (ready.map { $0.result(.committed) }, false)
     }
 
-    func takeProven() -> [Download] {
+    func takeProven() -> (committed: [FileResult], uncommitted: [Download]) {
         defer { ready = [] }
-        return ready
+        return ([], ready)
     }
+
+    let steps = StepTimes()
 
     func started(path: String, size: Int64, resumingAt offset: Int64, url: String) { lines.append("started \(path)") }
 

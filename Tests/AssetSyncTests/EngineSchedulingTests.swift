@@ -80,4 +80,33 @@ import Testing
         #expect(b?.bytes == Array(bodies["b"]![..<4]) && b?.discarded == false)
         #expect(b?.saved?["etag"] == "\"v1\"")  // the record the next run resumes with
     }
+
+    @Test("a transfer whose last bytes are still being written is decided once they are, while the others go on")
+    func aFileStillBeingWrittenDoesNotHoldUpTheOthers() {
+        let files = [(path: "a", size: 4), (path: "b", size: 40), (path: "c", size: 4)]
+        let bodies = Dictionary(uniqueKeysWithValues: files.map { ($0.path, Self.body($0.path, $0.size)) })
+        var responses = bodies.mapValues { [Self.ok($0)] }
+        responses["b"] = [Self.ok(bodies["b"]!, chunk: 4)]
+        let multiplexer = ScriptedMultiplexer(responses: responses)
+        let delegate = EngineDelegate(bodies: bodies)
+        delegate.writesStillUnderWay["a"] = 3
+        var startedWhenAWasProven: [String] = []
+        delegate.onProven = { path in if path == "a" { startedWhenAWasProven = multiplexer.starts.map(\.path) } }
+        let engine = engine(files, jobs: 2, multiplexer: multiplexer, delegate: delegate)
+        #expect(engine.run() == .finished)
+        #expect(startedWhenAWasProven == ["a", "b", "c"])  // a's place went to c while a's bytes were written
+        #expect(delegate.sinks["a"]?.provenUnwritten == false)
+        #expect(engine.results.count == 3 && engine.results.allSatisfy { $0.outcome == .committed })
+    }
+
+    @Test("a transfer still being written when nothing else runs is waited for, not polled")
+    func aFileStillBeingWrittenAloneIsWaitedFor() {
+        let multiplexer = ScriptedMultiplexer(responses: ["a": [Self.ok(Self.body("a", 4))]])
+        let delegate = EngineDelegate(bodies: ["a": Self.body("a", 4)])
+        delegate.writesStillUnderWay["a"] = .max
+        let engine = engine([(path: "a", size: 4)], jobs: 2, multiplexer: multiplexer, delegate: delegate)
+        #expect(engine.run() == .finished)
+        #expect(delegate.sinks["a"]?.provenUnwritten == false)
+        #expect(engine.results.map(\.outcome) == [.committed])
+    }
 }

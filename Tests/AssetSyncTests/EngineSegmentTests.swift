@@ -1,6 +1,7 @@
 import Testing
 @testable import AssetSyncModel
 @testable import AssetSyncTransfer
+import AssetSyncSystem
 
 /// A segmented download in the engine: a large file as segments moved by `ScriptedMultiplexer`, each a
 /// download that counts against `jobs`, while the delegate hears of one file.
@@ -24,7 +25,8 @@ import Testing
         func settleProven(idle: Bool, force: Bool) -> (results: [FileResult], stopsTheRun: Bool)? {
             inner.settleProven(idle: idle, force: force)
         }
-        func takeProven() -> [Download] { inner.takeProven() }
+        func takeProven() -> (committed: [FileResult], uncommitted: [Download]) { inner.takeProven() }
+        var steps: StepTimes { inner.steps }
         func started(path: String, size: Int64, resumingAt offset: Int64, url: String) {
             inner.started(path: path, size: size, resumingAt: offset, url: url)
         }

@@ -8,6 +8,10 @@ final class MemorySink: DownloadSink {
     private let expected: [UInt8]
     private(set) var saved: [String: String]?
     private(set) var discarded = false
+    /// How many more times `beginFlush` says bytes are still being written, as a writer lane behind would.
+    var writesStillUnderWay = 0
+    /// Whether the bytes were held to the file wanted (`mismatch`) while writes were still under way.
+    private(set) var provenUnwritten = false
 
     init(expected: [UInt8], holding bytes: [UInt8] = [], resumeFields: [String: String]? = nil) {
         self.expected = expected
@@ -28,5 +32,15 @@ final class MemorySink: DownloadSink {
     func saveResume(_ fields: [(key: String, value: String?)]) {
         saved = Dictionary(fields.compactMap { field in field.value.map { (field.key, $0) } }, uniquingKeysWith: { _, new in new })
     }
-    func mismatch() -> String? { bytes == expected ? nil : "CRC-32 mismatch" }
+    func beginFlush() -> Bool {
+        guard writesStillUnderWay > 0 else { return true }
+        writesStillUnderWay -= 1
+        return false
+    }
+    /// Waits for the writes: after it they are all done.
+    func flush() { writesStillUnderWay = 0 }
+    func mismatch() -> String? {
+        if writesStillUnderWay > 0 { provenUnwritten = true }
+        return bytes == expected ? nil : "CRC-32 mismatch"
+    }
 }

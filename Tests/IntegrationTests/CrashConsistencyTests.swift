@@ -93,7 +93,7 @@ import TestSupport
         #expect(try sandbox.cached() == sandbox.expected)
     }
 
-    /// A complete partial left by a run killed before its commit (strace: SIGKILL at the second `renameat`,
+    /// A complete partial left by a run killed before its commit (strace: SIGKILL at the commit's `renameat`,
     /// after the resume record's) is committed by the next run, which must sync it itself (R1).
     @Test(.enabled(if: hasStrace, "needs strace"))
     func partialLeftByAKilledRun() throws {
@@ -101,9 +101,7 @@ import TestSupport
         let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
         let manifest = try sandbox.manifest(base: nginx.baseURL)
-        let killed = try AssetSyncBinary.run(
-            ["pull", manifest, "--dest", sandbox.dest],
-            prefix: [Self.strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat", "-e", "inject=renameat:signal=SIGKILL:when=2"])
+        let killed = try PullSchedulingTests.pullKilledAtTheCommitRename(manifest, into: sandbox.dest)
         #expect(killed.status != 0)
         #expect(sandbox.partialSizes() == [300_000])
         let run = try Self.traced(["pull", manifest, "--dest", sandbox.dest], dest: sandbox.dest)

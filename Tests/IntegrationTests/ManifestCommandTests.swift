@@ -41,6 +41,27 @@ import TestSupport
         #expect(try sandbox.cached() == sandbox.expected)
     }
 
+    /// `--output` replaces a regular file by a rename: over a FIFO or a link (`/dev/null` and `/dev/stdout`
+    /// are such) that would put a file in its place, so anything else there is refused and left as it is.
+    @Test func anOutputThatIsNotARegularFileIsLeftAsItIs() throws {
+        let sandbox = try Sandbox(serving: ["a.bin": Data("abc".utf8)])
+        let fifo = sandbox.root.path + "/fifo"
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let target = sandbox.root.path + "/target.xml"
+        try Data("kept".utf8).write(to: URL(fileURLWithPath: target))
+        let link = sandbox.root.path + "/link.xml"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        for (output, type) in [(fifo, "a FIFO (named pipe)"), (link, "a symbolic link")] {
+            let made = try AssetSyncBinary.run(["manifest", sandbox.served.path, "--base", "http://h.invalid/", "--output", output])
+            #expect(made.status == 2, "\(made.stderr)")
+            #expect(made.stderr.contains("cannot write \"\(output)\": it is \(type), not a regular file, and is left as it is"), "\(made.stderr)")
+        }
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+        #expect(lstat(link, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK)
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "kept")
+    }
+
     @Test func refusesAFileNoManifestMayHoldAndABadBase() throws {
         let sandbox = try Sandbox(serving: ["ok.bin": Data("1".utf8), "bad\\name.bin": Data("2".utf8)])
         let refused = try AssetSyncBinary.run(["manifest", sandbox.served.path, "--base", "http://h/"])

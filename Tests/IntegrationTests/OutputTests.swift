@@ -37,12 +37,16 @@ import TestSupport
         #expect(keys("done") == ["type", "path", "size", "action", "bytes_transferred", "attempts", "url", "mirror", "primary", "reused_from", "reused_bytes"])
         #expect(keys("failed") == ["type", "path", "size", "reason", "http_status", "url", "attempts", "local", "sources"])
         #expect(keys("deleted") == ["type", "path"])
-        #expect(keys("summary") == ["type", "new", "updated", "current", "failed", "interrupted", "deleted", "bytes_transferred", "bytes_reused", "milliseconds", "exit_code"])
+        #expect(keys("summary") == ["type", "new", "updated", "current", "failed", "interrupted", "deleted", "bytes_transferred", "bytes_reused", "milliseconds", "steps_ms", "exit_code"])
         let failed = events.first { $0["type"] as! String == "failed" }!
         #expect(failed["path"] as? String == "gone.bin" && failed["http_status"] as? Int == 404 && failed["reason"] as? String == "HTTP 404")
         let summary = events.last!
         #expect(summary["new"] as? Int == 2 && summary["failed"] as? Int == 1 && summary["deleted"] as? Int == 1 && summary["exit_code"] as? Int == 1)
         #expect(summary["bytes_transferred"] as? Int == 70_010)
+        // Where the downloads' threads spent their time: every step, in whole milliseconds.
+        let steps = try #require(summary["steps_ms"] as? [String: Int])
+        #expect(Set(steps.keys) == ["receiving", "network_waits", "buffer_waits", "write_waits", "verifying", "commit_waits", "writes", "syncs", "renames", "directory_syncs"])
+        #expect(steps.values.allSatisfy { $0 >= 0 } && steps["syncs"]! + steps["renames"]! + steps["writes"]! > 0)
 
         // Human output stays on stderr, plain (no terminal): no escape codes.
         #expect(!result.stderr.contains("\u{1B}"))

@@ -175,6 +175,15 @@ import TestSupport
             prefix: [strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat", "-e", "inject=renameat:signal=SIGKILL:when=2"])
     }
 
+    /// Pulls `manifest` into `dest` under strace, which sends SIGKILL at the first `renameat` into `dest`
+    /// itself (`-P`: a call on a descriptor of that directory): the commit of a file at the top of the
+    /// tree, on whichever thread makes it. The resume record's and the index's renames stay in `.assetsync`.
+    static func pullKilledAtTheCommitRename(_ manifest: String, into dest: String) throws -> RunResult {
+        try AssetSyncBinary.run(
+            ["pull", manifest, "--dest", dest],
+            prefix: [strace, "-f", "-qq", "-o", "/dev/null", "-P", dest, "-e", "trace=renameat", "-e", "inject=renameat:signal=SIGKILL:when=1"])
+    }
+
     /// Killed while the state index is being written: strace sends SIGKILL at the second `renameat`
     /// (the first commits the empty file, the second would put the new index in place). The file is
     /// committed, the index is not, and the next run proves the file instead of fetching it.
@@ -199,16 +208,15 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: sandbox.dest + "/.assetsync/state"))
     }
 
-    /// Killed between the last byte and the commit (strace: SIGKILL at the transfer thread's second
-    /// `renameat`, after the resume record's): the next run proves the complete partial and commits
-    /// it without a request.
+    /// Killed between the last byte and the commit (strace: SIGKILL at the commit's `renameat`, after
+    /// the resume record's): the next run proves the complete partial and commits it without a request.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: strace), "needs strace"))
     func aCompletePartialIsCommittedWithoutARequest() throws {
         let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(300_000)])
         let nginx = try NginxServer(root: sandbox.served)
         defer { nginx.stop() }
         let manifest = try sandbox.manifest(base: nginx.baseURL)
-        let killed = try Self.pullKilledAtTheSecondRename(manifest, into: sandbox.dest)
+        let killed = try Self.pullKilledAtTheCommitRename(manifest, into: sandbox.dest)
         #expect(killed.status != 0)
         #expect(try sandbox.cached().isEmpty)
         nginx.clearAccessLog()
