@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The peers benchmark (issue 10, items 1 and 7): assetsync against curl,
-# aria2c, rclone and wget on the same sets, from a private loopback nginx over
-# plain HTTP and over TLS (HTTP/1.1 and HTTP/2), every output checked by its
-# CRC-32, beside the physical limits measured in the same run; then the
-# scaling curves. Writes a Markdown report (docs/performance.md) and prints it.
-# See bench/README.md.
+# The peers benchmark (issue 10, items 1 and 7; issue 26, items 1 and 2):
+# assetsync against curl, aria2c, rclone and wget on the same sets (random
+# files, and a copy of a real tree), from a private loopback nginx over plain
+# HTTP and over TLS (HTTP/1.1 and HTTP/2), every output checked by its CRC-32,
+# beside the physical limits measured in the same run; then the scaling
+# curves. Writes a Markdown
+# report (docs/performance.md) and prints it. See bench/README.md.
 #
 #   bench/peers/run.sh BINARY
 #
@@ -12,10 +13,12 @@
 #   PARTS="peers scaling"        which parts to run
 #   ROUNDS=3                     interleaved rounds (tools rotate each round)
 #   C_ROUNDS=(2 x ROUNDS)        rounds of set C, whose file creation is noisy here
-#   SETS="A B C"                 which sets the peers part runs
+#   SETS="A B C D"               which sets the peers part runs
 #   SET_A=1x2G SET_B=32x64M SET_C=5000x64K   COUNTxSIZE of each set (K, M, G = KiB, MiB, GiB)
+#   SET_D_DIR=/opt/swift         set D: the regular files of this tree, copied once
 #   PROTOCOLS="http https h2"    http: plain; https: TLS, HTTP/1.1 only;
 #                                h2: TLS offering HTTP/2 (ALPN; a client without it uses 1.1)
+#   D_PROTOCOLS=(first of PROTOCOLS)   which of PROTOCOLS set D runs over (3.5 GB a run: one by default)
 #   REFS=1                       0 leaves out the physical limits (curl > /dev/null, dd)
 #   DROP_CACHES=1                0 never drops the page cache between runs
 #   PLAN_SIZES="1000 10000 100000 1000000"   scaling: plan over manifests of these sizes
@@ -24,9 +27,9 @@
 #   JOBS_SETS="B C"  JOBS_PROTOCOLS=(PROTOCOLS)   (an empty list skips that piece)
 #   REPORT=docs/performance.md   where the Markdown report goes
 #   BENCH_OUT=bench/out/peers    data (made once), inputs, destinations, logs
-# A smoke run (under a minute):
-#   SET_A=1x16M SET_B=8x2M SET_C=200x64K ROUNDS=1 PLAN_SIZES=1000 NOOP_SIZES=1000 \
-#   JOBS_LIST="1 8" REPORT=bench/out/peers/performance.md bench/peers/run.sh .build/release/assetsync
+# A smoke run (under a minute; set D a tree of 276 files, 3 MB):
+#   SET_A=1x16M SET_B=8x2M SET_C=200x64K SET_D_DIR=/opt/swift/usr/share ROUNDS=1 PLAN_SIZES=1000 \
+#   NOOP_SIZES=1000 JOBS_LIST="1 8" REPORT=bench/out/peers/performance.md bench/peers/run.sh .build/release/assetsync
 #
 # Exits 0 whatever the figures, 1 when a run failed or a tool's output was
 # wrong, 2 when the binary or a tool is missing.
@@ -43,8 +46,9 @@ probe_drop_caches
 rounds=${ROUNDS:-3}
 c_rounds=${C_ROUNDS:-$((rounds * 2))}
 read -r -a parts <<<"${PARTS:-peers scaling}"
-read -r -a sets <<<"${SETS:-A B C}"
+read -r -a sets <<<"${SETS:-A B C D}"
 read -r -a protocols <<<"${PROTOCOLS:-http https h2}"
+read -r -a d_protocols <<<"${D_PROTOCOLS:-${protocols[0]}}"
 read -r -a plan_sizes <<<"${PLAN_SIZES-1000 10000 100000 1000000}"
 read -r -a noop_sizes <<<"${NOOP_SIZES-1000 10000 100000}"
 read -r -a jobs_list <<<"${JOBS_LIST-1 2 4 8 16}"
@@ -66,6 +70,9 @@ has() {  # WORD LIST...: whether WORD is one of LIST
 for p in "${protocols[@]}" "${jobs_protocols[@]}"; do
     has "$p" http https h2 || { echo "error: unknown protocol '$p' (http, https, h2)" >&2; exit 2; }
 done
+for p in "${d_protocols[@]}"; do
+    has "$p" "${protocols[@]}" || { echo "error: '$p' in D_PROTOCOLS is not one of PROTOCOLS (${protocols[*]})" >&2; exit 2; }
+done
 for part in "${parts[@]}"; do
     has "$part" peers scaling || { echo "error: unknown part '$part' in PARTS (peers, scaling)" >&2; exit 2; }
 done
@@ -83,6 +90,13 @@ for s in A B C; do
     size[$s]=$(bytes_of "${BASH_REMATCH[2]}")
     name[$s]=$s-${spec[$s]}
 done
+# Set D is a copy of a tree, named after the tree's path (/opt/swift: D-opt-swift), so
+# that another SET_D_DIR is another copy.
+if has D "${sets[@]}"; then
+    set_d_dir=$(realpath -e -- "${SET_D_DIR:-/opt/swift}" 2>/dev/null) && [[ -d $set_d_dir ]] \
+        || { echo "error: SET_D_DIR='${SET_D_DIR:-/opt/swift}' is not a directory" >&2; exit 2; }
+    name[D]=D-$(tr / - <<<"${set_d_dir#/}")
+fi
 docroot=$out/data
 mkdir -p "$docroot" "$out/lists"
 list_of() { echo "$out/lists/${name[$1]}.list"; }
@@ -92,14 +106,29 @@ ensure_set() {
     local s=$1 list
     list=$(list_of "$s")
     if [[ ! -s $list || $here/data.py -nt $list ]]; then
-        log "generating set $s: ${count[$s]} x ${size[$s]} bytes of random data in $docroot/${name[$s]}/ (once)..."
         rm -rf "${docroot:?}/${name[$s]}" "$list"
-        python3 "$here/data.py" make "$docroot/${name[$s]}" "${count[$s]}" "${size[$s]}" "$list"
+        if [[ $s == D ]]; then
+            log "copying set D: the regular files of $set_d_dir into $docroot/${name[$s]}/ (once)..."
+            python3 "$here/data.py" copy "$set_d_dir" "$docroot/${name[$s]}" "$list"
+        else
+            log "generating set $s: ${count[$s]} x ${size[$s]} bytes of random data in $docroot/${name[$s]}/ (once)..."
+            python3 "$here/data.py" make "$docroot/${name[$s]}" "${count[$s]}" "${size[$s]}" "$list"
+        fi
     fi
 }
 rounds_of() { if [[ $1 == C ]]; then echo "$c_rounds"; else echo "$rounds"; fi; }
-set_bytes() { echo $((count[$1] * size[$1])); }
-set_title() { echo "$1: $(printf "%'d" "${count[$1]}") x $(numfmt --to=iec-i --suffix=B "${size[$1]}")"; }
+# runs_over SET PROTOCOL: whether the set is pulled over the protocol (D only over D_PROTOCOLS).
+runs_over() {
+    if [[ $1 == D ]]; then has "$2" "${d_protocols[@]}"; else has "$2" "${protocols[@]}"; fi
+}
+set_bytes() { awk -F'\t' '{ b += $2 } END { printf "%d", b }' "$(list_of "$1")"; }
+set_title() {
+    if [[ $1 == D ]]; then
+        echo "D: $(printf "%'d" "$(wc -l <"$(list_of D)")") files, $(numfmt --to=iec-i --suffix=B "$(set_bytes D)") ($set_d_dir)"
+    else
+        echo "$1: $(printf "%'d" "${count[$1]}") x $(numfmt --to=iec-i --suffix=B "${size[$1]}")"
+    fi
+}
 
 # ---------------------------------------------------------------- nginx: plain, TLS (HTTP/1.1), TLS with HTTP/2
 tls=$out/tls
@@ -228,11 +257,12 @@ tool_title() {
 
 # Results of every run, keyed "PROTOCOL SET TOOL" (dd: protocol "disk"): lists
 # over the rounds of wall µs (ERR: a failed run; FAIL: a wrong output), CPU µs
-# and peak RSS kB; and the HTTP versions nginx logged for each tool.
-declare -A wall=() cpu=() rss=() wire=()
+# and peak RSS kB; what was wrong with a wrong output (the last one, data.py
+# check's count); and the HTTP versions nginx logged for each tool.
+declare -A wall=() cpu=() rss=() wrong=() wire=()
 
 # measure TOOL SET PROTOCOL [KEY]: one timed run into a fresh destination, then
-# the check of every file it wrote (CRC-32 against the list).
+# the check of every file it wrote (CRC-32 against the list, and no file more).
 measure() {
     local tool=$1 s=$2 p=$3 key=${4:-"$3 $2 $1"} before status
     reset "$s"
@@ -249,6 +279,7 @@ measure() {
         log "FAILED: $tool, set $s over $p, round $round: WRONG OUTPUT"
         sed 's/^/    /' "$out/check.err" >&2
         status=FAIL
+        wrong[$key]=$(tail -n 1 "$out/check.err")
     fi
     [[ $status == "$t_total" ]] || { failures=$((failures + 1)); status=" $status"; }
     log "  round $round, $p, set $s: $tool $(secs "$t_total") s (sync $(secs "$t_sync") s, CPU $(secs "$t_cpu" 2) s, RSS $((t_rss / 1024)) MiB)${status//[0-9]/}"
@@ -272,7 +303,7 @@ spread() {
     local -a v
     read -r -a v <<<"$(values "$1")"
     if ((${#v[@]} == 0)); then echo "-"
-    elif [[ " ${v[*]} " == *" FAIL "* ]]; then echo "**FAIL: wrong output**"
+    elif [[ " ${v[*]} " == *" FAIL "* ]]; then echo "**FAIL: wrong output (${wrong[$1]})**"
     elif [[ " ${v[*]} " == *" ERR "* ]]; then echo "**ERR: run failed**"
     else echo "$(median_s "${v[@]}") ($(min_s "${v[@]}")–$(secs "$(max_of "${v[@]}")"))"
     fi
@@ -311,23 +342,29 @@ md=$out/performance.md  # the report, copied to $report at the end
 peers_part() {
     local s p t i n
     for s in "${sets[@]}"; do
-        has "$s" A B C || { echo "error: unknown set '$s' in SETS (A, B, C)" >&2; exit 2; }
+        has "$s" A B C D || { echo "error: unknown set '$s' in SETS (A, B, C, D)" >&2; exit 2; }
         ensure_set "$s"
     done
     chmod -R a+rX "$docroot"
-    for p in "${protocols[@]}"; do for s in "${sets[@]}"; do write_inputs "$p" "$s"; done; done
+    for p in "${protocols[@]}"; do
+        for s in "${sets[@]}"; do
+            if runs_over "$s" "$p"; then write_inputs "$p" "$s"; fi
+        done
+    done
 
     local last=$rounds
     ((c_rounds <= last)) || last=$c_rounds
     for ((round = 1; round <= last; round++)); do
         for p in "${protocols[@]}"; do
             for s in "${sets[@]}"; do
+                runs_over "$s" "$p" || continue
                 ((round <= $(rounds_of "$s"))) || continue
                 local tools=(assetsync "${peers[@]}")
                 if [[ $refs != 0 ]]; then
                     tools+=(curl-null)
-                    # The disk limit does not depend on the protocol: measured with the first.
-                    [[ $s != C && $p == "${protocols[0]}" ]] && tools+=(dd-sync dd-direct)
+                    # The disk limit does not depend on the protocol: measured with the first. Not for
+                    # sets of many files, where a dd per file would cost each file a process start.
+                    [[ $s == [AB] && $p == "${protocols[0]}" ]] && tools+=(dd-sync dd-direct)
                 fi
                 n=${#tools[@]}
                 log "round $round/$(rounds_of "$s"), $p, set $s"
@@ -344,17 +381,27 @@ peers_part() {
         echo "## Peers: wall time including a final \`sync\`"
         echo
         echo "Seconds, median (min–max) of $rounds interleaved round(s) (set C: $c_rounds); a fresh destination each run, the"
-        echo "source in the page cache; every output checked by CRC-32 (a wrong one is a **FAIL**). Set C's destinations are"
-        echo "set aside and removed after the part, not just before the next run: ext4 skips inodes freed in the last minute"
-        echo "or so when it allocates (\`recently_deleted\`), which made every tool's creates several times slower."
-        echo "Limit = max(curl → /dev/null, dd with fdatasync): the network + nginx, or the disk."
+        echo "source in the page cache; every output checked by CRC-32, and for files it should not hold (a wrong one is a **FAIL**,"
+        echo "with what was wrong). Set C's destinations are set aside and removed after the part, not just before the next run:"
+        echo "ext4 skips inodes freed in the last minute or so when it allocates (\`recently_deleted\`), which made every tool's"
+        echo "creates several times slower."
+        if has D "${sets[@]}"; then
+            echo "Set D is a real tree: the regular files of \`$set_d_dir\` (symlinks and other non-files left out), pulled over"
+            echo "${d_protocols[*]} only (\`D_PROTOCOLS\`)."
+        fi
+        echo "Limit (sets A and B) = max(curl → /dev/null, dd with fdatasync): the network + nginx, or the disk."
         echo
         echo "Commands: \`assetsync pull MANIFEST --dest DIR [--cacert CA]\`;"
-        echo "\`curl -sSf --create-dirs --config FILE\` (url/output pairs; \`-Z --parallel-max 8\` for B and C);"
+        echo "\`curl -sSf --create-dirs --config FILE\` (url/output pairs; \`-Z --parallel-max 8\` for every set but A);"
         echo "\`aria2c -j 8 -i FILE\` (\`-x 4 -s 4\` for A); \`rclone copy --http-url URL :http: DIR --transfers 8\`"
         echo "(\`--multi-thread-streams 4\` for A); \`wget -x -nH --cut-dirs=1 -i FILE\`; dd from the source in the page cache"
-        echo "to the same disk, \`bs=$dd_bs_sync conv=fdatasync\` and \`bs=$dd_bs_direct oflag=direct\`, file after file."
+        echo "to the same disk, \`bs=$dd_bs_sync conv=fdatasync\` and \`bs=$dd_bs_direct oflag=direct\`, file after file (sets A and B)."
         for p in "${protocols[@]}"; do
+            local ran=()
+            for s in "${sets[@]}"; do
+                if runs_over "$s" "$p"; then ran+=("$s"); fi
+            done
+            ((${#ran[@]})) || continue
             echo
             echo "### $p: $(protocol_title "$p")"
             echo
@@ -365,17 +412,15 @@ peers_part() {
             [[ $refs != 0 ]] && { line+=" limit |"; rule+="---|"; }
             echo "$line"
             echo "$rule"
-            for s in "${sets[@]}"; do
+            for s in "${ran[@]}"; do
                 line="| $(set_title "$s") |"
                 for t in "${cols[@]}"; do
-                    if [[ $t == dd-* ]]; then
-                        [[ $s == C ]] && line+=" - |" || line+=" $(spread "disk $s $t") |"
-                    else
-                        line+=" $(spread "$p $s $t") |"
-                    fi
+                    if [[ $t != dd-* ]]; then line+=" $(spread "$p $s $t") |"
+                    elif [[ $s == [AB] ]]; then line+=" $(spread "disk $s $t") |"
+                    else line+=" - |"; fi
                 done
                 if [[ $refs != 0 ]]; then
-                    [[ $s == C ]] && line+=" creates + one sync |" || line+=" $(secs "$(limit "$p" "$s")") |"
+                    if [[ $s == [AB] ]]; then line+=" $(secs "$(limit "$p" "$s")") |"; else line+=" - |"; fi
                 fi
                 echo "$line"
             done
@@ -391,14 +436,14 @@ peers_part() {
             for t in "${peers[@]}"; do line+=" / $t |"; rule+="---|"; done
             echo "$line / best peer | share of limit |"
             echo "$rule---|---|"
-            for s in "${sets[@]}"; do
+            for s in "${ran[@]}"; do
                 local as bp bm
                 as=$(med "$p $s assetsync")
                 read -r bp bm <<<"$(best_peer "$p" "$s")"
                 line="| $s |"
                 for t in "${peers[@]}"; do line+=" $(ratio "$as" "$(med "$p $s $t")") |"; done
                 line+=" $(ratio "$as" "$bm") ($bp) |"
-                if [[ $s == C || $refs == 0 ]]; then line+=" - |"; else line+=" $(ratio "$(limit "$p" "$s")" "$as") |"; fi
+                if [[ $s == [AB] && $refs != 0 ]]; then line+=" $(ratio "$(limit "$p" "$s")" "$as") |"; else line+=" - |"; fi
                 echo "$line"
             done
             echo
@@ -409,12 +454,12 @@ peers_part() {
             for t in assetsync "${peers[@]}"; do line+=" $t |"; rule+="---|"; done
             echo "$line"
             echo "$rule"
-            for s in "${sets[@]}"; do
+            for s in "${ran[@]}"; do
                 line="| $s |"
                 for t in assetsync "${peers[@]}"; do line+=" $(cpu_rss "$p $s $t") |"; done
                 echo "$line"
             done
-            if has C "${sets[@]}"; then
+            if has C "${ran[@]}"; then
                 echo
                 echo "Set C round by round (file creation is noisy here): assetsync / peer in each round, and the spread:"
                 echo
