@@ -137,7 +137,11 @@ needs_tls=0
 for p in "${protocols[@]}" "${jobs_protocols[@]}"; do [[ $p == http ]] || needs_tls=1; done
 protocol_log=$out/protocols.log
 : >"$protocol_log"
-directives="autoindex on; keepalive_requests 1000000; log_format peers '\$server_protocol'; access_log $protocol_log peers;"
+# `index` names a file no set holds: a directory with an index.html (set D's docc/render/)
+# is then listed like any other, where nginx would serve the page, whose links lead
+# elsewhere, to rclone's http backend, which copies what the listings show (48 files of
+# /opt/swift were skipped so). Dot files stay out of nginx's listings whatever is set.
+directives="autoindex on; index .no-index-file; keepalive_requests 1000000; log_format peers '\$server_protocol'; access_log $protocol_log peers;"
 https_port="" h2_port=""
 if ((needs_tls)); then
     rm -rf "$tls"
