@@ -3,8 +3,8 @@
 # assetsync against curl, aria2c, rclone and wget on the same sets (random
 # files, and a copy of a real tree), from a private loopback nginx over plain
 # HTTP and over TLS (HTTP/1.1 and HTTP/2), every output checked by its CRC-32,
-# beside the physical limits measured in the same run; then the scaling
-# curves. Writes a Markdown
+# beside the physical limits and the disk's own measured in the same run; then
+# the scaling curves. Writes a Markdown
 # report (docs/performance.md) and prints it. See bench/README.md.
 #
 #   bench/peers/run.sh BINARY
@@ -19,7 +19,7 @@
 #   PROTOCOLS="http https h2"    http: plain; https: TLS, HTTP/1.1 only;
 #                                h2: TLS offering HTTP/2 (ALPN; a client without it uses 1.1)
 #   D_PROTOCOLS=(first of PROTOCOLS)   which of PROTOCOLS set D runs over (3.5 GB a run: one by default)
-#   REFS=1                       0 leaves out the physical limits (curl > /dev/null, dd)
+#   REFS=1                       0 leaves out the physical limits (curl > /dev/null, the disk's writes)
 #   DROP_CACHES=1                0 never drops the page cache between runs
 #   PLAN_SIZES="1000 10000 100000 1000000"   scaling: plan over manifests of these sizes
 #   NOOP_SIZES="1000 10000 100000"           scaling: no-op pulls over trees of these sizes
@@ -121,6 +121,9 @@ rounds_of() { if [[ $1 == C ]]; then echo "$c_rounds"; else echo "$rounds"; fi; 
 runs_over() {
     if [[ $1 == D ]]; then has "$2" "${d_protocols[@]}"; else has "$2" "${protocols[@]}"; fi
 }
+# disk_protocol SET: the protocol in whose rounds the set's disk limits are measured
+# (they do not depend on it): the first the set runs over.
+disk_protocol() { if [[ $1 == D ]]; then echo "${d_protocols[0]}"; else echo "${protocols[0]}"; fi; }
 set_bytes() { awk -F'\t' '{ b += $2 } END { printf "%d", b }' "$(list_of "$1")"; }
 set_title() {
     if [[ $1 == D ]]; then
@@ -211,8 +214,9 @@ reset() {
 
 clear_kept() { rm -rf "$kept" "$dest"; last_set=""; }
 
-dd_bs_sync=128k
-dd_bs_direct=1M
+# The interpreter itself, not pyenv's shim (a shell script) that `python3` may be:
+# disk.py's runs are timed.
+python=$(python3 -c 'import sys; print(sys.executable)')
 # command_of TOOL SET PROTOCOL: sets cmd, the command line of one run.
 command_of() {
     local tool=$1 s=$2 p=$3 in
@@ -238,31 +242,26 @@ command_of() {
         wget)
             cmd=(wget -q -x -nH --cut-dirs=1 -P "$dest" -i "$in/wget.txt")
             ((tls_on)) && cmd+=("--ca-certificate=$ca") ;;
-        dd-sync | dd-direct)
-            local flags=("bs=$dd_bs_sync" conv=fdatasync)
-            [[ $tool == dd-direct ]] && flags=("bs=$dd_bs_direct" oflag=direct)
-            mapfile -t files < <(cut -f3 "$(list_of "$s")")
-            # shellcheck disable=SC2016  # expanded by the inner bash
-            cmd=(bash -c 'src=$1 dst=$2; shift 2; for f; do
-                    case $f in */*) mkdir -p "$dst/${f%/*}" ;; esac
-                    dd if="$src/$f" of="$dst/$f" status=none '"${flags[*]}"' || exit; done' \
-                dd "$docroot/${name[$s]}" "$dest" "${files[@]}") ;;
+        disk-sync | disk-direct)
+            local mode=fdatasync
+            [[ $tool == disk-direct ]] && mode=direct
+            cmd=("$python" "$here/disk.py" "$mode" "$(list_of "$s")" "$docroot/${name[$s]}" "$dest") ;;
     esac
     return 0
 }
 tool_title() {
     case $1 in
         curl-null) echo "curl → /dev/null" ;;
-        dd-sync) echo "dd fdatasync (bs $dd_bs_sync)" ;;
-        dd-direct) echo "dd O_DIRECT (bs $dd_bs_direct)" ;;
+        disk-sync) echo "write + fdatasync (bs 128k)" ;;
+        disk-direct) echo "O_DIRECT write (bs 1M)" ;;
         *) echo "$1" ;;
     esac
 }
 
-# Results of every run, keyed "PROTOCOL SET TOOL" (dd: protocol "disk"): lists
-# over the rounds of wall µs (ERR: a failed run; FAIL: a wrong output), CPU µs
-# and peak RSS kB; what was wrong with a wrong output (the last one, data.py
-# check's count); and the HTTP versions nginx logged for each tool.
+# Results of every run, keyed "PROTOCOL SET TOOL" (the disk's writes: protocol
+# "disk"): lists over the rounds of wall µs (ERR: a failed run; FAIL: a wrong
+# output), CPU µs and peak RSS kB; what was wrong with a wrong output (the last
+# one, data.py check's count); and the HTTP versions nginx logged for each tool.
 declare -A wall=() cpu=() rss=() wrong=() wire=()
 
 # measure TOOL SET PROTOCOL [KEY]: one timed run into a fresh destination, then
@@ -273,7 +272,7 @@ measure() {
     command_of "$tool" "$s" "$p"
     before=$(wc -l <"$protocol_log")
     timed_sync_v "${cmd[@]}"
-    [[ $tool == dd-* ]] || wire["$p $tool"]=$(tail -n "+$((before + 1))" "$protocol_log" | sort -u | paste -sd/)
+    [[ $tool == disk-* ]] || wire["$p $tool"]=$(tail -n "+$((before + 1))" "$protocol_log" | sort -u | paste -sd/)
     status=$t_total
     if ((t_rc != 0)); then
         log "FAILED: $tool, set $s over $p, round $round: exit status $t_rc"
@@ -322,11 +321,11 @@ cpu_rss() {  # KEY: "CPU s (median) / peak RSS MiB (max)"
     num "$peak" && peak=$(awk -v k="$peak" 'BEGIN { printf "%.1f", k / 1024 }')
     echo "$(median_s "${c[@]}" | cut -c1-5) s / $peak MiB"
 }
-# limit P S: µs of the physical limit, max(curl → /dev/null, dd fdatasync), or ERR.
+# limit P S: µs of the physical limit, max(curl → /dev/null, write + fdatasync), or ERR.
 limit() {
     local a b
     a=$(med "$1 $2 curl-null")
-    b=$(med "disk $2 dd-sync")
+    b=$(med "disk $2 disk-sync")
     if num "$a" && num "$b"; then echo $((a > b ? a : b)); else echo ERR; fi
 }
 # best_peer P S: "TOOL µs" of the peer with the smallest median.
@@ -338,6 +337,15 @@ best_peer() {
         if [[ -z $best_m ]] || ((m < best_m)); then best=$t best_m=$m; fi
     done
     echo "${best:-none} ${best_m:-ERR}"
+}
+
+# disk_share P S TOOL: the tool's share of the disk limit, as a percent: the
+# median of the set's O_DIRECT write / the tool's median wall time (or ERR).
+disk_share() {
+    local d t
+    d=$(med "disk $2 disk-direct")
+    t=$(med "$1 $2 $3")
+    if num "$d" && num "$t"; then awk -v d="$d" -v t="$t" 'BEGIN { printf "%.1f%%", 100 * d / t }'; else echo ERR; fi
 }
 
 md=$out/performance.md  # the report, copied to $report at the end
@@ -366,15 +374,14 @@ peers_part() {
                 local tools=(assetsync "${peers[@]}")
                 if [[ $refs != 0 ]]; then
                     tools+=(curl-null)
-                    # The disk limit does not depend on the protocol: measured with the first. Not for
-                    # sets of many files, where a dd per file would cost each file a process start.
-                    [[ $s == [AB] && $p == "${protocols[0]}" ]] && tools+=(dd-sync dd-direct)
+                    # The disk's limits do not depend on the protocol: measured with one.
+                    [[ $p == "$(disk_protocol "$s")" ]] && tools+=(disk-sync disk-direct)
                 fi
                 n=${#tools[@]}
                 log "round $round/$(rounds_of "$s"), $p, set $s"
                 for ((i = 0; i < n; i++)); do
                     t=${tools[$(((i + round - 1) % n))]}
-                    if [[ $t == dd-* ]]; then measure "$t" "$s" "$p" "disk $s $t"; else measure "$t" "$s" "$p"; fi
+                    if [[ $t == disk-* ]]; then measure "$t" "$s" "$p" "disk $s $t"; else measure "$t" "$s" "$p"; fi
                 done
             done
         done
@@ -393,13 +400,17 @@ peers_part() {
             echo "Set D is a real tree: the regular files of \`$set_d_dir\` (symlinks and other non-files left out), pulled over"
             echo "${d_protocols[*]} only (\`D_PROTOCOLS\`)."
         fi
-        echo "Limit (sets A and B) = max(curl → /dev/null, dd with fdatasync): the network + nginx, or the disk."
+        echo "Limit (issue 10; sets A and B) = max(curl → /dev/null, write + fdatasync): the network + nginx, or the disk."
+        echo "Disk limit (issue 26) = the O_DIRECT write of the set's files to the same file system; a tool's share of it is"
+        echo "that write's median time / the tool's (100%: as fast as the disk takes the bytes)."
         echo
         echo "Commands: \`assetsync pull MANIFEST --dest DIR [--cacert CA]\`;"
         echo "\`curl -sSf --create-dirs --config FILE\` (url/output pairs; \`-Z --parallel-max 8\` for every set but A);"
         echo "\`aria2c -j 8 -i FILE\` (\`-x 4 -s 4\` for A); \`rclone copy --http-url URL :http: DIR --transfers 8\`"
-        echo "(\`--multi-thread-streams 4\` for A); \`wget -x -nH --cut-dirs=1 -i FILE\`; dd from the source in the page cache"
-        echo "to the same disk, \`bs=$dd_bs_sync conv=fdatasync\` and \`bs=$dd_bs_direct oflag=direct\`, file after file (sets A and B)."
+        echo "(\`--multi-thread-streams 4\` for A); \`wget -x -nH --cut-dirs=1 -i FILE\`; the disk's writes (\`bench/peers/disk.py\`,"
+        echo "one process) from the source in the page cache to the same file system, file after file, as \`dd bs=128k"
+        echo "conv=fdatasync\` and as \`dd bs=1M oflag=direct\` do (each file's last block, shorter than 1 MiB, through the page"
+        echo "cache, as dd does: a set of small files is then its creates, buffered writes and the final sync)."
         for p in "${protocols[@]}"; do
             local ran=()
             for s in "${sets[@]}"; do
@@ -410,7 +421,7 @@ peers_part() {
             echo "### $p: $(protocol_title "$p")"
             echo
             local cols=(assetsync "${peers[@]}")
-            [[ $refs != 0 ]] && cols+=(curl-null dd-sync dd-direct)
+            [[ $refs != 0 ]] && cols+=(curl-null disk-sync disk-direct)
             local line="| set |" rule="|---|"
             for t in "${cols[@]}"; do line+=" $(tool_title "$t") |"; rule+="---|"; done
             [[ $refs != 0 ]] && { line+=" limit |"; rule+="---|"; }
@@ -419,9 +430,7 @@ peers_part() {
             for s in "${ran[@]}"; do
                 line="| $(set_title "$s") |"
                 for t in "${cols[@]}"; do
-                    if [[ $t != dd-* ]]; then line+=" $(spread "$p $s $t") |"
-                    elif [[ $s == [AB] ]]; then line+=" $(spread "disk $s $t") |"
-                    else line+=" - |"; fi
+                    if [[ $t == disk-* ]]; then line+=" $(spread "disk $s $t") |"; else line+=" $(spread "$p $s $t") |"; fi
                 done
                 if [[ $refs != 0 ]]; then
                     if [[ $s == [AB] ]]; then line+=" $(secs "$(limit "$p" "$s")") |"; else line+=" - |"; fi
@@ -433,13 +442,14 @@ peers_part() {
             echo
             echo "${line%;}."
             echo
-            echo "Ratios of the medians (assetsync / peer; below 1: assetsync is faster), and the share of the physical limit (limit / assetsync):"
+            echo "Ratios of the medians (assetsync / peer; below 1: assetsync is faster), the share of the physical limit (limit / assetsync)"
+            echo "and of the disk limit (O_DIRECT write / assetsync):"
             echo
             line="| set |"
             rule="|---|"
             for t in "${peers[@]}"; do line+=" / $t |"; rule+="---|"; done
-            echo "$line / best peer | share of limit |"
-            echo "$rule---|---|"
+            echo "$line / best peer | share of limit | share of the disk limit |"
+            echo "$rule---|---|---|"
             for s in "${ran[@]}"; do
                 local as bp bm
                 as=$(med "$p $s assetsync")
@@ -448,8 +458,24 @@ peers_part() {
                 for t in "${peers[@]}"; do line+=" $(ratio "$as" "$(med "$p $s $t")") |"; done
                 line+=" $(ratio "$as" "$bm") ($bp) |"
                 if [[ $s == [AB] && $refs != 0 ]]; then line+=" $(ratio "$(limit "$p" "$s")" "$as") |"; else line+=" - |"; fi
+                if [[ $refs != 0 ]]; then line+=" $(disk_share "$p" "$s" assetsync) |"; else line+=" - |"; fi
                 echo "$line"
             done
+            if [[ $refs != 0 ]]; then
+                echo
+                echo "Every tool's share of the disk limit (the set's O_DIRECT write / the tool's wall time, medians):"
+                echo
+                line="| set |"
+                rule="|---|"
+                for t in assetsync "${peers[@]}"; do line+=" $t |"; rule+="---|"; done
+                echo "$line"
+                echo "$rule"
+                for s in "${ran[@]}"; do
+                    line="| $s |"
+                    for t in assetsync "${peers[@]}"; do line+=" $(disk_share "$p" "$s" "$t") |"; done
+                    echo "$line"
+                done
+            fi
             echo
             echo "CPU seconds (user + system, median) / peak RSS (largest of the rounds), from GNU time:"
             echo
