@@ -3,8 +3,8 @@
 # assetsync against curl, aria2c, rclone and wget on the same sets (random
 # files, and a copy of a real tree), from a private loopback nginx over plain
 # HTTP and over TLS (HTTP/1.1 and HTTP/2), every output checked by its CRC-32,
-# beside the physical limits and the disk's own measured in the same run; then
-# the scaling curves. Writes a Markdown
+# beside the physical limits and the disk's own measured in the same run, with
+# where assetsync's time went; then the scaling curves. Writes a Markdown
 # report (docs/performance.md) and prints it. See bench/README.md.
 #
 #   bench/peers/run.sh BINARY
@@ -264,14 +264,24 @@ tool_title() {
 # one, data.py check's count); and the HTTP versions nginx logged for each tool.
 declare -A wall=() cpu=() rss=() wrong=() wire=()
 
+# assetsync's --json output of each run, for the breakdown of its time.
+json_logs=$out/json
+json_log_of() { echo "$json_logs/$1-$2-round$3.ndjson"; }  # PROTOCOL SET ROUND
+
 # measure TOOL SET PROTOCOL [KEY]: one timed run into a fresh destination, then
 # the check of every file it wrote (CRC-32 against the list, and no file more).
 measure() {
-    local tool=$1 s=$2 p=$3 key=${4:-"$3 $2 $1"} before status
+    local tool=$1 s=$2 p=$3 key=${4:-"$3 $2 $1"} before status stdout=/dev/null
     reset "$s"
     command_of "$tool" "$s" "$p"
+    if [[ $tool == assetsync ]]; then
+        # One line per file and the summary with its counters: to a file, not a
+        # terminal or pipe that could hold the pull up.
+        cmd+=(--json)
+        stdout=$(json_log_of "$p" "$s" "$round")
+    fi
     before=$(wc -l <"$protocol_log")
-    timed_sync_v "${cmd[@]}"
+    timed_stdout=$stdout timed_sync_v "${cmd[@]}"
     [[ $tool == disk-* ]] || wire["$p $tool"]=$(tail -n "+$((before + 1))" "$protocol_log" | sort -u | paste -sd/)
     status=$t_total
     if ((t_rc != 0)); then
@@ -363,6 +373,8 @@ peers_part() {
             if runs_over "$s" "$p"; then write_inputs "$p" "$s"; fi
         done
     done
+    rm -rf "$json_logs"
+    mkdir -p "$json_logs"
 
     local last=$rounds
     ((c_rounds <= last)) || last=$c_rounds
@@ -404,7 +416,7 @@ peers_part() {
         echo "Disk limit (issue 26) = the O_DIRECT write of the set's files to the same file system; a tool's share of it is"
         echo "that write's median time / the tool's (100%: as fast as the disk takes the bytes)."
         echo
-        echo "Commands: \`assetsync pull MANIFEST --dest DIR [--cacert CA]\`;"
+        echo "Commands: \`assetsync pull MANIFEST --dest DIR --json [--cacert CA]\` (stdout to a file);"
         echo "\`curl -sSf --create-dirs --config FILE\` (url/output pairs; \`-Z --parallel-max 8\` for every set but A);"
         echo "\`aria2c -j 8 -i FILE\` (\`-x 4 -s 4\` for A); \`rclone copy --http-url URL :http: DIR --transfers 8\`"
         echo "(\`--multi-thread-streams 4\` for A); \`wget -x -nH --cut-dirs=1 -i FILE\`; the disk's writes (\`bench/peers/disk.py\`,"
@@ -530,6 +542,17 @@ peers_part() {
                     echo "$line"
                 done
             fi
+            echo
+            echo "Where assetsync's time went, set by set: the counters (\`steps_ms\`, milliseconds) of its \`--json\` summary in the"
+            echo "run of the median wall time, each also as a share of that run's wall time:"
+            echo
+            for s in "${ran[@]}"; do
+                local -a runs
+                read -r -a runs <<<"$(values "$p $s assetsync")"
+                for i in "${!runs[@]}"; do
+                    printf '%s\t%s\t%s\n' "$(set_title "$s")" "${runs[$i]}" "$(json_log_of "$p" "$s" $((i + 1)))"
+                done
+            done | python3 "$here/steps.py"
         done
 
         echo
