@@ -124,7 +124,8 @@ runs_over() {
 # disk_protocol SET: the protocol in whose rounds the set's disk limits are measured
 # (they do not depend on it): the first the set runs over.
 disk_protocol() { if [[ $1 == D ]]; then echo "${d_protocols[0]}"; else echo "${protocols[0]}"; fi; }
-set_bytes() { awk -F'\t' '{ b += $2 } END { printf "%d", b }' "$(list_of "$1")"; }
+# (%.0f: mawk's %d stops at 2^31 - 1)
+set_bytes() { awk -F'\t' '{ b += $2 } END { printf "%.0f", b }' "$(list_of "$1")"; }
 set_title() {
     if [[ $1 == D ]]; then
         echo "D: $(printf "%'d" "$(wc -l <"$(list_of D)")") files, $(numfmt --to=iec-i --suffix=B "$(set_bytes D)") ($set_d_dir)"
