@@ -359,7 +359,9 @@ disk_share() {
     if num "$d" && num "$t"; then awk -v d="$d" -v t="$t" 'BEGIN { printf "%.1f%%", 100 * d / t }'; else echo ERR; fi
 }
 
-md=$out/performance.md  # the report, copied to $report at the end
+# The report as it is written, copied to $report at the end: a name of its own, for
+# REPORT is often $out/performance.md (cp of a file onto itself fails).
+md=$out/report-draft.md
 
 # ---------------------------------------------------------------- part 1: the peers
 peers_part() {
