@@ -17,10 +17,13 @@ temporary name, so its presence means the set is complete.
 
 `copy` copies the regular files of the tree SOURCE (set D: a real tree, such
 as the Swift toolchain) into DIR, in sorted order, and writes LIST the same
-way. Symlinks, and anything else that is neither a regular file nor a
-directory, are left out, and so is a name no manifest may hold (not UTF-8, a
-control character or a backslash, or a top-level .assetsync): every tool is
-then given the same plain files. It prints what it copied and left out.
+way. Left out, so that every tool is given the same plain files and can be
+asked for all of them: symlinks and anything else that is neither a regular
+file nor a directory; dot files and directories, which nginx's listings never
+show, so that rclone's http backend, which copies what they show, cannot see
+them (it missed the toolchain's one .gitignore); and names no manifest may
+hold (not UTF-8, a control character or a backslash). It prints what it
+copied and left out.
 
 `inputs` writes into IN_DIR what every tool needs to fetch LIST's files from
 SET_URL (ending in /) into DEST: manifest.xml (assetsync, through
@@ -83,19 +86,20 @@ def manifest_can_hold(path):
         path.encode("utf-8")
     except UnicodeEncodeError:  # os.walk hands undecodable bytes back as lone surrogates
         return False
-    if any(ord(c) < 0x20 or c in "\x7f\\" for c in path):
-        return False
-    return path.split("/", 1)[0] != ".assetsync"
+    return not any(ord(c) < 0x20 or c in "\x7f\\" for c in path)
 
 
 def copy(source, root, listing):
     if os.path.commonpath([os.path.realpath(root), os.path.realpath(source)]) == os.path.realpath(source):
         sys.exit("error: %s is inside %s: the copy would copy itself" % (root, source))
-    lines, bytes_copied, not_files, bad_names = [], 0, 0, []
+    lines, bytes_copied, not_files, dot_names, bad_names = [], 0, 0, 0, []
     for directory, dirs, files in os.walk(source):
-        dirs.sort()  # os.walk descends in this order; a symlink to a directory is listed but not followed
+        # Dot names (a top-level .assetsync, which no manifest may name, among them) are left out.
+        dot_names += sum(1 for name in dirs + files if name.startswith("."))
+        # os.walk descends into what is left, in this order; a symlink to a directory is listed, not followed.
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         not_files += sum(1 for d in dirs if os.path.islink(os.path.join(directory, d)))
-        for entry in sorted(files):
+        for entry in sorted(f for f in files if not f.startswith(".")):
             full = os.path.join(directory, entry)
             path = os.path.relpath(full, source).replace(os.sep, "/")
             if not stat.S_ISREG(os.lstat(full).st_mode):
@@ -115,8 +119,9 @@ def copy(source, root, listing):
             lines.append("%08x\t%d\t%s\n" % (crc, size, path))
             bytes_copied += size
     write_list(lines, listing)
-    print("copied %d files (%d bytes) of %s; left out %d symlinks and other non-files, %d names no manifest may hold%s"
-          % (len(lines), bytes_copied, source, not_files, len(bad_names),
+    print("copied %d files (%d bytes) of %s; left out %d symlinks and other non-files, %d dot files and directories,"
+          " %d names no manifest may hold%s"
+          % (len(lines), bytes_copied, source, not_files, dot_names, len(bad_names),
              "".join("\n  left out: %r" % p for p in bad_names[:5])), file=sys.stderr)
 
 

@@ -27,7 +27,7 @@
 #   JOBS_SETS="B C"  JOBS_PROTOCOLS=(PROTOCOLS)   (an empty list skips that piece)
 #   REPORT=docs/performance.md   where the Markdown report goes
 #   BENCH_OUT=bench/out/peers    data (made once), inputs, destinations, logs
-# A smoke run (under a minute; set D a tree of 276 files, 3 MB):
+# A smoke run (under a minute; set D a tree of 275 files, 3 MB):
 #   SET_A=1x16M SET_B=8x2M SET_C=200x64K SET_D_DIR=/opt/swift/usr/share ROUNDS=1 PLAN_SIZES=1000 \
 #   NOOP_SIZES=1000 JOBS_LIST="1 8" REPORT=bench/out/peers/performance.md bench/peers/run.sh .build/release/assetsync
 #
@@ -144,7 +144,8 @@ protocol_log=$out/protocols.log
 # `index` names a file no set holds: a directory with an index.html (set D's docc/render/)
 # is then listed like any other, where nginx would serve the page, whose links lead
 # elsewhere, to rclone's http backend, which copies what the listings show (48 files of
-# /opt/swift were skipped so). Dot files stay out of nginx's listings whatever is set.
+# /opt/swift were skipped so). Dot files stay out of nginx's listings whatever is set:
+# set D leaves them out (data.py copy).
 directives="autoindex on; index .no-index-file; keepalive_requests 1000000; log_format peers '\$server_protocol'; access_log $protocol_log peers;"
 https_port="" h2_port=""
 if ((needs_tls)); then
@@ -412,8 +413,8 @@ peers_part() {
         echo "ext4 skips inodes freed in the last minute or so when it allocates (\`recently_deleted\`), which made every tool's"
         echo "creates several times slower."
         if has D "${sets[@]}"; then
-            echo "Set D is a real tree: the regular files of \`$set_d_dir\` (symlinks and other non-files left out), pulled over"
-            echo "${d_protocols[*]} only (\`D_PROTOCOLS\`)."
+            echo "Set D is a real tree: the regular files of \`$set_d_dir\` (symlinks, other non-files and dot files, which nginx"
+            echo "never lists, left out), pulled over ${d_protocols[*]} only (\`D_PROTOCOLS\`)."
         fi
         echo "Limit (issue 10; sets A and B) = max(curl → /dev/null, write + fdatasync): the network + nginx, or the disk."
         echo "Disk limit (issue 26) = the O_DIRECT write of the set's files to the same file system; a tool's share of it is"
