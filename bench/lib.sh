@@ -189,14 +189,15 @@ drop_page_cache() {
     if [[ $drop_caches == yes ]]; then echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true; fi
 }
 
-# timed COMMAND...: runs COMMAND with stdout to /dev/null and stderr to
+# timed COMMAND...: runs COMMAND with stdout to /dev/null (to the file
+# $timed_stdout when it is set, e.g. `timed_stdout=FILE timed ...`) and stderr to
 # $last_err; sets t_us (wall microseconds, measured by the shell: no wrapper
 # process), t_end (the clock when it ended, in microseconds) and t_rc.
 timed() {
     local start
     t_rc=0
     start=${EPOCHREALTIME/./}
-    "$@" >/dev/null 2>"$last_err" || t_rc=$?
+    "$@" >"${timed_stdout:-/dev/null}" 2>"$last_err" || t_rc=$?
     t_end=${EPOCHREALTIME/./}
     t_us=$((t_end - start))
 }
