@@ -1,4 +1,4 @@
-package import Glibc
+import Glibc
 
 /// Reads and replaces whole files so that nothing planted at their names can hang,
 /// exhaust or redirect a run: the one way assetsync touches its own files under
@@ -32,7 +32,7 @@ package enum AtomicFile {
     }
 
     /// Creates `<name>.tmp-<random>` in `directory` with `O_CREAT | O_EXCL`; `display` names the directory in errors.
-    package static func createTemporary(for name: String, in directory: Int32, mode: mode_t, display: String) throws(SystemError) -> Temporary {
+    package static func createTemporary(for name: String, in directory: Int32, mode: UInt32, display: String) throws(SystemError) -> Temporary {
         while true {
             let candidate = name + temporaryMarker + String(UInt64.random(in: .min ... .max), radix: 36)
             let fd = openat(directory, candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
@@ -60,7 +60,7 @@ package enum AtomicFile {
     /// `directory` in errors. Without `durable`, a crash may lose the new file (never tear it): for
     /// records that only save work.
     package static func replace(
-        _ name: String, in directory: Int32, stagingIn staging: Int32? = nil, with bytes: [UInt8], mode: mode_t = 0o644,
+        _ name: String, in directory: Int32, stagingIn staging: Int32? = nil, with bytes: [UInt8], mode: UInt32 = 0o644,
         durable: Bool = true, display: String
     ) throws(SystemError) {
         let temporary = try createTemporary(for: name, in: staging ?? directory, mode: mode, display: display)
