@@ -351,6 +351,25 @@ best_peer() {
     echo "${best:-none} ${best_m:-ERR}"
 }
 
+# tool_table PROTOCOL CELL: a Markdown table with a row per set run and a column per tool, each
+# cell printed by `CELL PROTOCOL SET TOOL`.
+tool_table() {
+    local protocol=$1 cell=$2 line rule set tool
+    line="| set |"
+    rule="|---|"
+    for tool in assetsync "${peers[@]}"; do line+=" $tool |"; rule+="---|"; done
+    echo "$line"
+    echo "$rule"
+    for set in "${ran[@]}"; do
+        line="| $set |"
+        for tool in assetsync "${peers[@]}"; do line+=" $("$cell" "$protocol" "$set" "$tool") |"; done
+        echo "$line"
+    done
+}
+
+# cpu_rss_cell PROTOCOL SET TOOL: cpu_rss of that run, as a tool_table cell.
+cpu_rss_cell() { cpu_rss "$1 $2 $3"; }
+
 # disk_share P S TOOL: the tool's share of the disk limit, as a percent: the
 # median of the set's O_DIRECT write / the tool's median wall time (or ERR).
 disk_share() {
@@ -481,30 +500,12 @@ peers_part() {
                 echo
                 echo "Every tool's share of the disk limit (the set's O_DIRECT write / the tool's wall time, medians):"
                 echo
-                line="| set |"
-                rule="|---|"
-                for t in assetsync "${peers[@]}"; do line+=" $t |"; rule+="---|"; done
-                echo "$line"
-                echo "$rule"
-                for s in "${ran[@]}"; do
-                    line="| $s |"
-                    for t in assetsync "${peers[@]}"; do line+=" $(disk_share "$p" "$s" "$t") |"; done
-                    echo "$line"
-                done
+                tool_table "$p" disk_share
             fi
             echo
             echo "CPU seconds (user + system, median) / peak RSS (largest of the rounds), from GNU time:"
             echo
-            line="| set |"
-            rule="|---|"
-            for t in assetsync "${peers[@]}"; do line+=" $t |"; rule+="---|"; done
-            echo "$line"
-            echo "$rule"
-            for s in "${ran[@]}"; do
-                line="| $s |"
-                for t in assetsync "${peers[@]}"; do line+=" $(cpu_rss "$p $s $t") |"; done
-                echo "$line"
-            done
+            tool_table "$p" cpu_rss_cell
             if has C "${ran[@]}"; then
                 echo
                 echo "Set C round by round (file creation is noisy here): assetsync / peer in each round, and the spread:"
