@@ -17,6 +17,16 @@ package final class StepTimes: Sendable {
         return try body()
     }
 
+    /// Runs `body`, adding the time it took to `step` less the time it added to `nested` (the waits
+    /// counted inside it, as libcurl's work holds a write callback's wait for a buffer); `nested` must
+    /// be steps only this thread adds to, or another thread's time would be taken off.
+    package func measure<T>(_ step: PullSteps.Step, lessTimeIn nested: PullSteps.Step..., body: () -> T) -> T {
+        let nestedBefore = nested.reduce(0) { $0 + total(of: $1) }
+        let start = Self.nanoseconds()
+        defer { add(Self.nanoseconds() - start - (nested.reduce(0) { $0 + total(of: $1) } - nestedBefore), to: step) }
+        return body()
+    }
+
     /// Adds `nanoseconds` to `step` (negative to take back time a step inside another counted).
     package func add(_ nanoseconds: Int64, to step: PullSteps.Step) {
         counters[step]!.value.add(nanoseconds, ordering: .relaxed)

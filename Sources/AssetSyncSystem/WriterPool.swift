@@ -70,11 +70,11 @@ package final class WriterPool {
     private final class Shared: @unchecked Sendable {
         private let buffers = Monitor()
         private var free: [UnsafeMutableRawPointer]
-        private let queues: [LaneQueue]
+        private let queues: [JobQueue<() -> Void>]
 
         init(lanes: Int, buffers: [UnsafeMutableRawPointer]) {
             free = buffers
-            queues = (0..<lanes).map { _ in LaneQueue() }
+            queues = (0..<lanes).map { _ in JobQueue() }
         }
 
         /// A free buffer, or nil when every one is in use.
@@ -101,37 +101,6 @@ package final class WriterPool {
         /// Runs `lane`'s jobs until the pool closes with the lane's queue empty.
         func work(_ lane: Int) {
             while let job = queues[lane].next() { job() }
-        }
-    }
-
-    /// One lane's jobs, in order.
-    ///
-    /// `@unchecked Sendable`: every variable is read and written inside `monitor.locked`.
-    private final class LaneQueue: @unchecked Sendable {
-        private let monitor = Monitor()
-        private var jobs: [() -> Void] = []
-        private var closing = false
-
-        func enqueue(_ job: @escaping () -> Void) { changing { jobs.append(job) } }
-
-        func close() { changing { closing = true } }
-
-        /// The next job, waiting for one; nil once closed with none left.
-        func next() -> (() -> Void)? {
-            monitor.locked {
-                while jobs.isEmpty {
-                    if closing { return nil }
-                    monitor.wait()
-                }
-                return jobs.removeFirst()
-            }
-        }
-
-        private func changing(_ body: () -> Void) {
-            monitor.locked {
-                body()
-                monitor.broadcast()
-            }
         }
     }
 }

@@ -123,21 +123,12 @@ package final class TransferEngine {
 
     /// libcurl's work, counted as receiving less the waits for buffers and writes within it.
     private func perform() {
-        let steps = delegate.steps
-        let waitsBefore = steps.total(of: .bufferWaits) + steps.total(of: .writeWaits)
-        let start = StepTimes.nanoseconds()
-        multi.perform()
-        let waits = steps.total(of: .bufferWaits) + steps.total(of: .writeWaits) - waitsBefore
-        steps.add(StepTimes.nanoseconds() - start - waits, to: .receiving)
+        delegate.steps.measure(.receiving, lessTimeIn: .bufferWaits, .writeWaits) { multi.perform() }
     }
 
     /// What a finished transfer's result means, its proof counted as verifying less the write waits within it.
     private func complete(_ download: Download, _ code: CURLcode) -> Download.Next {
-        let steps = delegate.steps
-        let waitsBefore = steps.total(of: .writeWaits)
-        let start = StepTimes.nanoseconds()
-        defer { steps.add(StepTimes.nanoseconds() - start - (steps.total(of: .writeWaits) - waitsBefore), to: .verifying) }
-        return download.complete(code)
+        delegate.steps.measure(.verifying, lessTimeIn: .writeWaits) { download.complete(code) }
     }
 
     /// Starts downloads whose time has come, retries first, up to `jobs` at once.
