@@ -67,11 +67,11 @@ import Testing
         #expect(manifest.sources(of: manifest.entries[0]).map(\.url) == ["http://h/a/b/f.bin", "http://m/x/f.bin"])
     }
 
-    @Test("the flag that remembers a relative url sits beside the CRC, and the optional SHA-256 and chunk list take a word each")
+    @Test("the flag that remembers a relative url sits beside the CRC, and the fields most entries leave out share one word")
     func entryLayout() {
-        // path, size, crc32 and the flag in one word, url, mirrors, one word for the SHA-256 (out of
-        // line) and one for the chunk list (a reference): nil costs a word each, not a digest.
-        #expect(MemoryLayout<ManifestEntry>.stride == 72)
+        // path (two words), size, crc32 and the flag in one word, and one word for the box that holds
+        // the url, mirrors, SHA-256 and chunk list of the entries that have any (nil for the others).
+        #expect(MemoryLayout<ManifestEntry>.stride == 40)
     }
 
     @Test("an origin is scheme, host and port, lowercased, with the scheme's default port")

@@ -1,0 +1,81 @@
+/// One file of a manifest. Every field has passed `ManifestRules`.
+///
+/// An entry holds its path, size and CRC-32 inline and the fields most entries leave out (their own
+/// URL, mirrors, SHA-256 and chunks) in one shared box, nil when all are absent: 40 bytes an entry
+/// instead of 72, which a million-entry manifest feels.
+package struct ManifestEntry: Equatable, Sendable {
+    /// Relative, "/"-separated place under the cache directory.
+    package var path: String
+    package var size: Int64
+    package var crc32: UInt32
+    /// Whether `url` was written relative to the manifest's base (it holds it resolved): when it
+    /// lies under `base`, the manifest's mirror bases serve it too. Beside `crc32`, it takes no room.
+    package var urlIsRelative: Bool
+    private var extras: Extras?
+
+    package init(
+        path: String, size: Int64, crc32: UInt32, sha256: SHA256Digest? = nil, url: String? = nil, urlIsRelative: Bool = false,
+        mirrors: [String] = [], chunks: ChunkList? = nil
+    ) {
+        self.path = path
+        self.size = size
+        self.crc32 = crc32
+        self.urlIsRelative = urlIsRelative
+        self.extras = Extras.make(Extras.Fields(url: url, mirrors: mirrors, sha256: sha256, chunks: chunks))
+    }
+
+    /// An absolute http(s) URL, or nil to use the manifest's base plus the path.
+    package var url: String? {
+        get { extras?.url }
+        set { change { $0.url = newValue } }
+    }
+
+    /// Absolute http(s) URLs tried in order after the primary one fails.
+    package var mirrors: [String] {
+        get { extras?.mirrors ?? [] }
+        set { change { $0.mirrors = newValue } }
+    }
+
+    /// The file's SHA-256, when the manifest gives one: then it is the proof, the CRC-32 a cheap first check.
+    package var sha256: SHA256Digest? {
+        get { extras?.sha256 }
+        set { change { $0.sha256 = newValue } }
+    }
+
+    /// The file's content-defined chunks, for a delta from an old version; nil without.
+    package var chunks: ChunkList? {
+        get { extras?.chunks }
+        set { change { $0.chunks = newValue } }
+    }
+
+    /// Sets one of the boxed fields: the box is never changed in place, since copies of the entry share it.
+    private mutating func change(_ body: (inout Extras.Fields) -> Void) {
+        var fields = extras?.fields ?? Extras.Fields()
+        body(&fields)
+        extras = Extras.make(fields)
+    }
+
+    /// The boxed fields, immutable once made.
+    private final class Extras: Equatable, Sendable {
+        struct Fields: Equatable {
+            var url: String?
+            var mirrors: [String] = []
+            var sha256: SHA256Digest?
+            var chunks: ChunkList?
+        }
+
+        let fields: Fields
+
+        var url: String? { fields.url }
+        var mirrors: [String] { fields.mirrors }
+        var sha256: SHA256Digest? { fields.sha256 }
+        var chunks: ChunkList? { fields.chunks }
+
+        private init(fields: Fields) { self.fields = fields }
+
+        /// The box for `fields`; nil when every one is absent, so that plain entries hold none.
+        static func make(_ fields: Fields) -> Extras? { fields == Fields() ? nil : Extras(fields: fields) }
+
+        static func == (lhs: Extras, rhs: Extras) -> Bool { lhs === rhs || lhs.fields == rhs.fields }
+    }
+}
