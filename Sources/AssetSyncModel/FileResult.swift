@@ -5,7 +5,9 @@ package struct FileResult: Sendable, Equatable {
         case committed
         /// Already present and proven by its CRC-32.
         case current
-        case failed(Failure)
+        /// Boxed: a failure takes about a hundred bytes, and a no-op over a million files holds a
+        /// result for each of them, none failed.
+        indirect case failed(Failure)
         /// Stopped by a signal; the partial is kept for resume.
         case interrupted
     }
