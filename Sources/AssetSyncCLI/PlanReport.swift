@@ -69,7 +69,7 @@ package enum PlanReport {
         let items = plan.items
         var totals = LineTotals()
         let blocks = (items.count + blockItems - 1) / blockItems
-        func block(_ number: Int) -> ArraySlice<SyncPlan.Item> {
+        func block(_ number: Int) -> SyncPlan.Items.SubSequence {
             items[(number * blockItems)..<min(items.count, (number + 1) * blockItems)]
         }
         let alternated = items.count >= parallelItems && AssetSync.alternating(
@@ -119,45 +119,42 @@ package enum PlanReport {
     /// The lines of `items`, in chunks of about `chunkSize` bytes (one for `.max`); returns their
     /// totals for the summary.
     private static func writeJSONLines(
-        _ items: ArraySlice<SyncPlan.Item>, reuse: PlannedReuse, chunkSize: Int, to sink: (String) -> Void
+        _ block: SyncPlan.Items.SubSequence, reuse: PlannedReuse, chunkSize: Int, to sink: (String) -> Void
     ) -> LineTotals {
-        let first = items.startIndex
-        var out = OutputBuffer(capacity: min(chunkSize, items.count * 96) + 8192)
+        let items = block.base
+        var out = OutputBuffer(capacity: min(chunkSize, block.count * 96) + 8192)
         defer { out.deallocate() }
         var counts = (0, 0, 0, 0, 0)
         var bytes: (Int64, Int64, Int64, Int64, Int64) = (0, 0, 0, 0, 0)
-        items.withUnsafeBufferPointer { items in
-            for index in items.indices {  // field by field: copying whole items showed in profiles
-                if out.count >= chunkSize { sink(out.take()) }
-                let action = items[index].action
-                let size = items[index].size
-                switch action {
-                case .new: counts.0 += 1; bytes.0 = bytes.0.addingSaturated(size)
-                case .changed: counts.1 += 1; bytes.1 = bytes.1.addingSaturated(size)
-                case .check: counts.2 += 1; bytes.2 = bytes.2.addingSaturated(size)
-                case .current: counts.3 += 1; bytes.3 = bytes.3.addingSaturated(size)
-                case .extra: counts.4 += 1; bytes.4 = bytes.4.addingSaturated(size)
-                }
-                out.append(linePrefix(action))
-                let path = items[index].path
-                JSONLine.appendQuoted(path, to: &out)
-                out.append(#","size":"#)
-                out.append(decimal: size)
-                if let local = items[index].local, action == .changed || (action == .extra && local.kind != .regular) {
-                    out.append(#","local_kind":""#)
-                    out.append(local.kind.rawValue)
-                    out.append(UInt8(ascii: "\""))
-                    if action == .changed {
-                        out.append(#","local_size":"#)
-                        out.append(decimal: local.size)
-                    }
-                }
-                if let source = reuse.source(ofItem: first + index) {
-                    out.append(#","reusable_from":"#)
-                    JSONLine.appendQuoted(source, to: &out)
-                }
-                out.append("}\n")
+        for index in block.indices {  // field by field: copying whole items showed in profiles
+            if out.count >= chunkSize { sink(out.take()) }
+            let action = items.action(at: index)
+            let size = items.size(at: index)
+            switch action {
+            case .new: counts.0 += 1; bytes.0 = bytes.0.addingSaturated(size)
+            case .changed: counts.1 += 1; bytes.1 = bytes.1.addingSaturated(size)
+            case .check: counts.2 += 1; bytes.2 = bytes.2.addingSaturated(size)
+            case .current: counts.3 += 1; bytes.3 = bytes.3.addingSaturated(size)
+            case .extra: counts.4 += 1; bytes.4 = bytes.4.addingSaturated(size)
             }
+            out.append(linePrefix(action))
+            JSONLine.appendQuoted(items.path(at: index), to: &out)
+            out.append(#","size":"#)
+            out.append(decimal: size)
+            if let local = items.local(at: index), action == .changed || (action == .extra && local.kind != .regular) {
+                out.append(#","local_kind":""#)
+                out.append(local.kind.rawValue)
+                out.append(UInt8(ascii: "\""))
+                if action == .changed {
+                    out.append(#","local_size":"#)
+                    out.append(decimal: local.size)
+                }
+            }
+            if let source = reuse.source(ofItem: index) {
+                out.append(#","reusable_from":"#)
+                JSONLine.appendQuoted(source, to: &out)
+            }
+            out.append("}\n")
         }
         if out.count > 0 { sink(out.take()) }
         return LineTotals(

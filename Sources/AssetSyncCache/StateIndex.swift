@@ -60,8 +60,8 @@ package struct StateIndex: Equatable, Sendable {
     /// The record of each of `manifestEntries` (nil where the index has none), found by one merge-join
     /// of the index with the entries in `PathOrder` (`order`, when the caller has it already): no
     /// dictionary, no hashing.
-    package func proofs(for manifestEntries: [ManifestEntry], inOrder order: [Int]? = nil) -> [Record?] {
-        var proofs = [Record?](repeating: nil, count: manifestEntries.count)
+    package func proofs(for manifestEntries: [ManifestEntry], inOrder order: [Int]? = nil) -> EntryColumn<Record> {
+        var proofs = EntryColumn<Record>(count: manifestEntries.count)
         if entries.isEmpty { return proofs }
         entries.withUnsafeBufferPointer { records in
             manifestEntries.withUnsafeBufferPointer { manifest in

@@ -61,8 +61,8 @@ package struct CacheListing: Sendable {
     /// The item at each of `entries`' paths (nil where there is none), and every file no entry has,
     /// in `PathOrder`: one merge-join of the listing with the entries in byte order (`order`, when the
     /// caller has it already).
-    package func match(_ entries: [ManifestEntry], inOrder order: [Int]? = nil) -> (items: [LocalItem?], unmatched: [Entry]) {
-        var found = [LocalItem?](repeating: nil, count: entries.count)
+    package func match(_ entries: [ManifestEntry], inOrder order: [Int]? = nil) -> (items: EntryColumn<LocalItem>, unmatched: [Entry]) {
+        var found = EntryColumn<LocalItem>(count: entries.count)
         var unmatched: [Entry] = []
         if isEmpty { return (found, unmatched) }
         let order = order ?? PathOrder.sortedIndices(of: entries)

@@ -6,14 +6,20 @@ package struct FileProof: Equatable, Sendable {
     package var inode: UInt64
     package var crc32: UInt32
     /// The SHA-256 the file was proven to have; nil when its entry gave none.
-    package var sha256: SHA256Digest?
+    package var sha256: SHA256Digest? {
+        get { sha256Bytes.map { $0.withUnsafeBytes { SHA256Digest(bytes: $0) } } }
+        set { sha256Bytes = newValue?.bytes }
+    }
+    /// The SHA-256's bytes, out of line: a record is 40 bytes, not 72, in the million-entry columns
+    /// of a run, whose records mostly have none.
+    private var sha256Bytes: [UInt8]?
 
     package init(size: Int64, mtimeNanoseconds: Int64, inode: UInt64, crc32: UInt32, sha256: SHA256Digest? = nil) {
         self.size = size
         self.mtimeNanoseconds = mtimeNanoseconds
         self.inode = inode
         self.crc32 = crc32
-        self.sha256 = sha256
+        self.sha256Bytes = sha256?.bytes
     }
 
     /// The record of a file seen by `stat` and proven to have `crc32` (and `sha256`).

@@ -89,7 +89,7 @@ package struct PullSession {
         }
         let kept = PartialDirectory.sweep(root, entries: Dictionary(manifest.entries.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a }))
         /// What this run holds proven, by entry index.
-        var proofs = [StateIndex.Record?](repeating: nil, count: manifest.entries.count)
+        var proofs = EntryColumn<StateIndex.Record>(count: manifest.entries.count)
         /// Proofs taken over from the previous index unchanged.
         var carried = 0
         var results: [FileResult] = []
@@ -99,15 +99,13 @@ package struct PullSession {
         // fields they need: copying whole entries and items (a retain and release of every string
         // in them) was a tenth of a no-op's time.
         var toRead: [Int] = []
-        plan.items.withUnsafeBufferPointer { items in
-            for index in manifest.entries.indices {
-                switch items[index].action {
-                case .current:
-                    proofs[index] = previous[index]
-                    carried += 1
-                case .check: toRead.append(index)
-                case .new, .changed, .extra: break
-                }
+        for index in manifest.entries.indices {
+            switch plan.items.action(at: index) {
+            case .current:
+                proofs[index] = previous[index]
+                carried += 1
+            case .check: toRead.append(index)
+            case .new, .changed, .extra: break
             }
         }
         // A stop while they are read proves none of them; the run then ends as interrupted, below.
@@ -117,18 +115,16 @@ package struct PullSession {
         }
         var empties: [(entry: ManifestEntry, action: SyncPlan.Action, index: Int)] = []
         manifest.entries.withUnsafeBufferPointer { entries in
-            plan.items.withUnsafeBufferPointer { items in
-                for index in entries.indices {
-                    let action = items[index].action
-                    let (path, size) = (entries[index].path, entries[index].size)
-                    if action == .current || action == .check, proofs[index] != nil {
-                        finish(FileResult(path: path, size: size, action: action, outcome: .current), into: &results)
-                    } else if size == 0 {
-                        empties.append((entries[index], action, index))
-                    } else {
-                        let entry = entries[index]
-                        requests.append(TransferEngine.Request(entry: entry, action: action, sources: manifest.sources(of: entry)))
-                    }
+            for index in entries.indices {
+                let action = plan.items.action(at: index)
+                let (path, size) = (entries[index].path, entries[index].size)
+                if action == .current || action == .check, proofs[index] != nil {
+                    finish(FileResult(path: path, size: size, action: action, outcome: .current), into: &results)
+                } else if size == 0 {
+                    empties.append((entries[index], action, index))
+                } else {
+                    let entry = entries[index]
+                    requests.append(TransferEngine.Request(entry: entry, action: action, sources: manifest.sources(of: entry)))
                 }
             }
         }
@@ -205,7 +201,7 @@ package struct PullSession {
     /// `previous` holds each entry's record in the old `index`, of which `carried` were kept unchanged.
     /// With `create`, the index is written even when it is unchanged (there is none on disk yet).
     private func saveState(
-        proofs: [StateIndex.Record?], carried: Int, previous: [StateIndex.Record?], index: StateIndex, create: Bool
+        proofs: EntryColumn<StateIndex.Record>, carried: Int, previous: EntryColumn<StateIndex.Record>, index: StateIndex, create: Bool
     ) throws(SystemError) {
         // Nothing newly proven and every old record still listed: the index on disk stays as it is.
         let proven = proofs.lazy.filter { $0 != nil }.count

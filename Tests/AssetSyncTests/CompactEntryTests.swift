@@ -1,0 +1,57 @@
+import Testing
+@testable import AssetSyncModel
+
+/// The compact forms a million-entry run holds: manifest entries with their rare fields boxed,
+/// proofs with their SHA-256 out of line, and per-entry columns made only once a value is set.
+@Suite struct CompactEntryTests {
+    private let digest = SHA256Digest(words: (1, 2, 3, 4))
+
+    @Test func aRecordAndAnOutcomeStayCompact() {
+        #expect(MemoryLayout<FileProof?>.stride == 40)
+        #expect(MemoryLayout<FileResult.Outcome>.size <= 8, "a failure is boxed")
+    }
+
+    @Test func boxedFieldsReadBackAsSetAndCopiesDoNotShareChanges() {
+        let chunks = ChunkList(parameters: .standard, lengths: [], digests: [])
+        var entry = ManifestEntry(path: "a", size: 1, crc32: 2)
+        #expect(entry.url == nil && entry.mirrors.isEmpty && entry.sha256 == nil && entry.chunks == nil)
+        entry.url = "http://h/a"
+        entry.mirrors = ["http://m/a"]
+        entry.sha256 = digest
+        entry.chunks = chunks
+        let copy = entry
+        entry.mirrors = []
+        entry.url = nil
+        #expect(copy.url == "http://h/a" && copy.mirrors == ["http://m/a"] && copy.sha256 == digest && copy.chunks == chunks)
+        #expect(entry.url == nil && entry.mirrors.isEmpty && entry.sha256 == digest && entry.chunks == chunks)
+        #expect(entry != copy)
+        entry.url = "http://h/a"
+        entry.mirrors = ["http://m/a"]
+        #expect(entry == copy, "entries with equal fields are equal, whichever box holds them")
+    }
+
+    @Test func anEntryWhoseBoxedFieldsAreAllClearedEqualsAPlainOne() {
+        var entry = ManifestEntry(path: "a", size: 1, crc32: 2, url: "http://h/a")
+        entry.url = nil
+        #expect(entry == ManifestEntry(path: "a", size: 1, crc32: 2))
+    }
+
+    @Test func aProofKeepsItsSHA256() {
+        var proof = FileProof(size: 1, mtimeNanoseconds: 2, inode: 3, crc32: 4, sha256: digest)
+        #expect(proof.sha256 == digest)
+        proof.sha256 = nil
+        #expect(proof == FileProof(size: 1, mtimeNanoseconds: 2, inode: 3, crc32: 4))
+    }
+
+    @Test func aColumnHoldsWhatWasSetAndNilElsewhere() {
+        var column = EntryColumn<Int>(count: 4)
+        #expect(Array(column) == [nil, nil, nil, nil])
+        column[1] = nil
+        #expect(column == EntryColumn<Int>(count: 4))
+        column[2] = 7
+        column[0] = 5
+        column[0] = nil
+        #expect(Array(column) == [nil, nil, 7, nil])
+        #expect(column.count == 4 && column != EntryColumn<Int>(count: 4))
+    }
+}
