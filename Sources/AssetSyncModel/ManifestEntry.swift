@@ -26,25 +26,25 @@ package struct ManifestEntry: Equatable, Sendable {
 
     /// An absolute http(s) URL, or nil to use the manifest's base plus the path.
     package var url: String? {
-        get { extras?.url }
+        get { extras?.fields.url }
         set { change { $0.url = newValue } }
     }
 
     /// Absolute http(s) URLs tried in order after the primary one fails.
     package var mirrors: [String] {
-        get { extras?.mirrors ?? [] }
+        get { extras?.fields.mirrors ?? [] }
         set { change { $0.mirrors = newValue } }
     }
 
     /// The file's SHA-256, when the manifest gives one: then it is the proof, the CRC-32 a cheap first check.
     package var sha256: SHA256Digest? {
-        get { extras?.sha256 }
+        get { extras?.fields.sha256 }
         set { change { $0.sha256 = newValue } }
     }
 
     /// The file's content-defined chunks, for a delta from an old version; nil without.
     package var chunks: ChunkList? {
-        get { extras?.chunks }
+        get { extras?.fields.chunks }
         set { change { $0.chunks = newValue } }
     }
 
@@ -65,11 +65,6 @@ package struct ManifestEntry: Equatable, Sendable {
         }
 
         let fields: Fields
-
-        var url: String? { fields.url }
-        var mirrors: [String] { fields.mirrors }
-        var sha256: SHA256Digest? { fields.sha256 }
-        var chunks: ChunkList? { fields.chunks }
 
         private init(fields: Fields) { self.fields = fields }
 

@@ -4,7 +4,10 @@ package import AssetSyncModel
 extension PlannedReuse {
     /// Looks up the `new` and `changed` items of `plan` (made from `manifest`) in `sources`.
     package init(plan: SyncPlan, manifest: Manifest, sources: [ReuseSource]) {
-        let fetched = manifest.entries.indices.filter { plan.items[$0].action == .new || plan.items[$0].action == .changed }
+        let fetched = manifest.entries.indices.filter { index in
+            let action = plan.items.action(at: index)
+            return action == .new || action == .changed
+        }
         guard !fetched.isEmpty, !sources.isEmpty else {
             self = .none
             return
