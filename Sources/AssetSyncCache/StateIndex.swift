@@ -61,8 +61,10 @@ package struct StateIndex: Equatable, Sendable {
     /// of the index with the entries in `PathOrder` (`order`, when the caller has it already): no
     /// dictionary, no hashing.
     package func proofs(for manifestEntries: [ManifestEntry], inOrder order: [Int]? = nil) -> EntryColumn<Record> {
-        var proofs = EntryColumn<Record>(count: manifestEntries.count)
-        if entries.isEmpty { return proofs }
+        // Filled as a plain array (made at the first match) and handed to the column whole: one
+        // write per entry through the column's generic subscript cost more than the merge itself.
+        var proofs: [Record?] = []
+        if entries.isEmpty { return EntryColumn(count: manifestEntries.count) }
         entries.withUnsafeBufferPointer { records in
             manifestEntries.withUnsafeBufferPointer { manifest in
                 var next = 0
@@ -72,6 +74,7 @@ package struct StateIndex: Equatable, Sendable {
                         if comparison > 0 { break }
                         next += 1
                         if comparison == 0 {
+                            if proofs.isEmpty { proofs = Array(repeating: nil, count: manifest.count) }
                             proofs[index] = records[next - 1].record
                             break
                         }
@@ -80,7 +83,7 @@ package struct StateIndex: Equatable, Sendable {
                 }
             }
         }
-        return proofs
+        return EntryColumn(count: manifestEntries.count, values: proofs)
     }
 
     /// The largest index a valid manifest can leave: each record line is at most twice as long as

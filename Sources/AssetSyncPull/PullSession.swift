@@ -88,8 +88,10 @@ package struct PullSession {
             for path in deletion.removed { events.deleted(path: path) }
         }
         let kept = PartialDirectory.sweep(root, entries: Dictionary(manifest.entries.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a }))
-        /// What this run holds proven, by entry index.
-        var proofs = EntryColumn<StateIndex.Record>(count: manifest.entries.count)
+        /// What this run holds proven, by entry index: the previous records of the entries found
+        /// current (a current entry always has one), then what the run proves.
+        var proofs = previous
+        proofs.clear { plan.items.action(at: $0) != .current }
         /// Proofs taken over from the previous index unchanged.
         var carried = 0
         var results: [FileResult] = []
@@ -101,9 +103,7 @@ package struct PullSession {
         var toRead: [Int] = []
         for index in manifest.entries.indices {
             switch plan.items.action(at: index) {
-            case .current:
-                proofs[index] = previous[index]
-                carried += 1
+            case .current: carried += 1
             case .check: toRead.append(index)
             case .new, .changed, .extra: break
             }
@@ -118,7 +118,7 @@ package struct PullSession {
             for index in entries.indices {
                 let action = plan.items.action(at: index)
                 let (path, size) = (entries[index].path, entries[index].size)
-                if action == .current || action == .check, proofs[index] != nil {
+                if action == .current || (action == .check && proofs[index] != nil) {
                     finish(FileResult(path: path, size: size, action: action, outcome: .current), into: &results)
                 } else if size == 0 {
                     empties.append((entries[index], action, index))
@@ -204,12 +204,12 @@ package struct PullSession {
         proofs: EntryColumn<StateIndex.Record>, carried: Int, previous: EntryColumn<StateIndex.Record>, index: StateIndex, create: Bool
     ) throws(SystemError) {
         // Nothing newly proven and every old record still listed: the index on disk stays as it is.
-        let proven = proofs.lazy.filter { $0 != nil }.count
+        let proven = proofs.valueCount
         if proven == carried, !create, proven == index.entries.count { return }
         var kept: [StateIndex.Entry] = []
         kept.reserveCapacity(manifest.entries.count)
-        for (position, entry) in manifest.entries.enumerated() {
-            if let record = proofs[position] ?? previous[position] { kept.append(StateIndex.Entry(path: entry.path, record: record)) }
+        proofs.forEachValue(orIn: previous) { position, record in
+            kept.append(StateIndex.Entry(path: manifest.entries[position].path, record: record))
         }
         let next = StateIndex(kept)
         if create || next != index { try next.save(to: root) }

@@ -54,4 +54,31 @@ import Testing
         #expect(Array(column) == [nil, nil, 7, nil])
         #expect(column.count == 4 && column != EntryColumn<Int>(count: 4))
     }
+
+    @Test func aColumnGivenWholeReadsBackAndCountsItsValues() {
+        let column = EntryColumn(count: 3, values: [4, nil, 6])
+        #expect(Array(column) == [4, nil, 6] && column.valueCount == 2)
+        #expect(EntryColumn<Int>(count: 3, values: []) == EntryColumn<Int>(count: 3))
+        #expect(EntryColumn<Int>(count: 3).valueCount == 0)
+    }
+
+    @Test func clearingRemovesOnlyTheChosenValues() {
+        var column = EntryColumn(count: 4, values: [1, 2, nil, 4])
+        column.clear { $0 % 2 == 1 }
+        #expect(Array(column) == [1, nil, nil, nil])
+        var empty = EntryColumn<Int>(count: 2)
+        empty.clear { _ in true }
+        #expect(Array(empty) == [nil, nil])
+    }
+
+    @Test func eachValueComesFromTheColumnOrElseItsFallback() {
+        let column = EntryColumn(count: 4, values: [1, nil, 3, nil])
+        let fallback = EntryColumn(count: 4, values: [10, 20, nil, nil])
+        var seen: [String] = []
+        column.forEachValue(orIn: fallback) { seen.append("\($0)=\($1)") }
+        #expect(seen == ["0=1", "1=20", "2=3"])
+        seen = []
+        EntryColumn<Int>(count: 4).forEachValue(orIn: fallback) { seen.append("\($0)=\($1)") }
+        #expect(seen == ["0=10", "1=20"])
+    }
 }
