@@ -11,7 +11,7 @@ package struct ManifestEntry: Equatable, Sendable {
     /// Whether `url` was written relative to the manifest's base (it holds it resolved): when it
     /// lies under `base`, the manifest's mirror bases serve it too. Beside `crc32`, it takes no room.
     package var urlIsRelative: Bool
-    private var extras: Extras?
+    private var extras: RareFields<Extras>?
 
     package init(
         path: String, size: Int64, crc32: UInt32, sha256: SHA256Digest? = nil, url: String? = nil, urlIsRelative: Bool = false,
@@ -21,7 +21,7 @@ package struct ManifestEntry: Equatable, Sendable {
         self.size = size
         self.crc32 = crc32
         self.urlIsRelative = urlIsRelative
-        self.extras = Extras.make(Extras.Fields(url: url, mirrors: mirrors, sha256: sha256, chunks: chunks))
+        self.extras = RareFields.make(Extras(url: url, mirrors: mirrors, sha256: sha256, chunks: chunks), empty: Extras())
     }
 
     /// An absolute http(s) URL, or nil to use the manifest's base plus the path.
@@ -48,29 +48,16 @@ package struct ManifestEntry: Equatable, Sendable {
         set { change { $0.chunks = newValue } }
     }
 
-    /// Sets one of the boxed fields: the box is never changed in place, since copies of the entry share it.
-    private mutating func change(_ body: (inout Extras.Fields) -> Void) {
-        var fields = extras?.fields ?? Extras.Fields()
-        body(&fields)
-        extras = Extras.make(fields)
+    /// Sets one of the boxed fields.
+    private mutating func change(_ body: (inout Extras) -> Void) {
+        extras = RareFields.changing(extras, empty: Extras(), body)
     }
 
-    /// The boxed fields, immutable once made.
-    private final class Extras: Equatable, Sendable {
-        struct Fields: Equatable {
-            var url: String?
-            var mirrors: [String] = []
-            var sha256: SHA256Digest?
-            var chunks: ChunkList?
-        }
-
-        let fields: Fields
-
-        private init(fields: Fields) { self.fields = fields }
-
-        /// The box for `fields`; nil when every one is absent, so that plain entries hold none.
-        static func make(_ fields: Fields) -> Extras? { fields == Fields() ? nil : Extras(fields: fields) }
-
-        static func == (lhs: Extras, rhs: Extras) -> Bool { lhs === rhs || lhs.fields == rhs.fields }
+    /// The fields most entries leave out.
+    private struct Extras: Equatable, Sendable {
+        var url: String?
+        var mirrors: [String] = []
+        var sha256: SHA256Digest?
+        var chunks: ChunkList?
     }
 }

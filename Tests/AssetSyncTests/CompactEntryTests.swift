@@ -9,6 +9,25 @@ import Testing
     @Test func aRecordAndAnOutcomeStayCompact() {
         #expect(MemoryLayout<FileProof?>.stride == 40)
         #expect(MemoryLayout<FileResult.Outcome>.size <= 8, "a failure is boxed")
+        #expect(MemoryLayout<FileResult>.stride == 48, "how a file was fetched is boxed")
+    }
+
+    @Test func aResultKeepsHowItsFileWasFetchedAndCopiesDoNotShareChanges() {
+        let source = DownloadSource(url: "http://m/a", origin: "http://m")
+        var result = FileResult(
+            path: "a", size: 9, action: .new, outcome: .committed, attempts: 2, transferred: 12, source: source, isFromMirror: true,
+            failedSources: ["http://h"], reusedFrom: "old/a")
+        #expect(result.attempts == 2 && result.transferred == 12 && result.source == source && result.isFromMirror)
+        #expect(result.failedSources == ["http://h"] && result.reusedFrom == "old/a" && result.reusedBytes == 9)
+        let copy = result
+        result.attempts = 3
+        result.reusedBytes = 4
+        #expect(copy.attempts == 2 && copy.reusedBytes == 9 && result.attempts == 3 && result.reusedBytes == 4)
+        var current = FileResult(path: "b", size: 1, action: .current, outcome: .current)
+        #expect(current.attempts == 0 && current.source == nil && current.failedSources.isEmpty && current.reusedBytes == 0)
+        current.transferred = 5
+        current.transferred = 0
+        #expect(current == FileResult(path: "b", size: 1, action: .current, outcome: .current), "fields back at their defaults")
     }
 
     @Test func boxedFieldsReadBackAsSetAndCopiesDoNotShareChanges() {
