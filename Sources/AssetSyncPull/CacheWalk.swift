@@ -40,6 +40,7 @@ package final class CacheWalk {
         }
     }
 
-    /// What the walk found, waiting for it.
-    func listing() -> Result<CacheListing, SystemError> { walk.value() }
+    /// What the walk found, waiting for it; asked for once, by the plan, after which the walk no
+    /// longer holds it (a million entries' listing is about 130 MB).
+    func listing() -> Result<CacheListing, SystemError> { walk.take() }
 }

@@ -20,4 +20,12 @@ package final class BackgroundWork<Value> {
         }
         return finished!
     }
+
+    /// The work's value, waiting for it, for a caller that is its only reader: the work no longer
+    /// holds it, so it is freed as soon as the caller is done with it. Asked for once.
+    package func take() -> Value {
+        let value = value()
+        finished = nil
+        return value
+    }
 }
