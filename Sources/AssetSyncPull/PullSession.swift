@@ -70,7 +70,7 @@ package struct PullSession {
         }
         // The previous record of each entry, by entry index: one merge-join, no dictionary.
         let order = PathOrder.sortedIndices(of: manifest.entries)
-        let previous = (committed ?? StateIndex()).proofs(for: manifest.entries, inOrder: order)
+        let previous = committed?.proofs(sharingPathsWith: manifest.entries, inOrder: order) ?? EntryColumn(count: manifest.entries.count)
         let plan: SyncPlan
         switch walk.listing() {
         case .success(let cache): plan = SyncPlan(manifest: manifest, cache: cache, proofs: verifyAll ? nil : previous, inOrder: order)

@@ -38,6 +38,10 @@ import Testing
         for paths in manifests {
             let manifest = entries(paths)
             #expect(Array(index.proofs(for: manifest)) == expected(index, manifest), "\(paths)")
+            // Taking the manifest's copies of the paths finds the same records and leaves the index as it was.
+            var sharing = index
+            #expect(Array(sharing.proofs(sharingPathsWith: manifest)) == expected(index, manifest), "\(paths)")
+            #expect(sharing == index, "\(paths)")
         }
         #expect(Array(index.proofs(for: entries(["z", "a-b", "gone"]))) == [proof(4), proof(5), nil])
         #expect(Array(StateIndex().proofs(for: entries(["a"]))) == [nil])
