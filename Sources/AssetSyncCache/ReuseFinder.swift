@@ -14,11 +14,28 @@ package struct ReuseFinder: Sendable {
     private let candidatesByKey: [Key: [ReuseCandidate]]
 
     /// Indexes the records of `sources` that match the size and CRC-32 of one of `entries`;
-    /// the rest of each index (usually most of it) is never kept.
+    /// the rest of each index (usually most of it) is never kept. The smaller side is the one put
+    /// in a hash table: a million new entries against an empty or small index, or a few entries
+    /// against a large one, each cost no more than a pass over the larger.
     package init(sources: [ReuseSource], for entries: [ManifestEntry]) {
-        let wanted = Set(entries.lazy.filter { $0.size > 0 }.map { Key(size: $0.size, crc32: $0.crc32) })
+        let records = sources.reduce(0) { $0 + $1.index.entries.count }
         var found: [Key: [ReuseCandidate]] = [:]
-        if !wanted.isEmpty {
+        if records == 0 || entries.isEmpty {
+            // nothing to find
+        } else if records < entries.count {
+            var all: [Key: [ReuseCandidate]] = [:]
+            for source in sources {
+                for entry in source.index.entries {
+                    all[Key(size: entry.record.size, crc32: entry.record.crc32), default: []]
+                        .append(ReuseCandidate(source: source, path: entry.path, record: entry.record))
+                }
+            }
+            for entry in entries where entry.size > 0 {
+                let key = Key(size: entry.size, crc32: entry.crc32)
+                if found[key] == nil, let candidates = all[key] { found[key] = candidates }
+            }
+        } else {
+            let wanted = Set(entries.lazy.filter { $0.size > 0 }.map { Key(size: $0.size, crc32: $0.crc32) })
             for source in sources {
                 for entry in source.index.entries {
                     let key = Key(size: entry.record.size, crc32: entry.record.crc32)

@@ -8,7 +8,8 @@ extension PlannedReuse {
             let action = plan.items.action(at: index)
             return action == .new || action == .changed
         }
-        guard !fetched.isEmpty, !sources.isEmpty else {
+        // An empty DEST's index and no other source: nothing to look up, and no copy of the entries.
+        guard !fetched.isEmpty, sources.contains(where: { !$0.index.entries.isEmpty }) else {
             self = .none
             return
         }

@@ -48,6 +48,28 @@ import TestSupport
         #expect(ReuseFinder(sources: [other], for: [same]).candidates(for: same).map(\.path) == ["x/a.bin"])
     }
 
+    @Test func manyEntriesAgainstAFewRecordsFindTheSameCandidatesInTheSameOrder() throws {
+        let directory = try TemporaryDirectory()
+        let root = try CacheRoot(resolvedPath: directory.path + "/dest")
+        let destination = ReuseSource(destination: root, index: StateIndex(records: [
+            "old/z.bin": Self.record(size: 11, crc32: Self.helloCRC),
+            "old/a.bin": Self.record(size: 11, crc32: Self.helloCRC),
+            "other.bin": Self.record(size: 7, crc32: 7),
+        ]), recordsVouch: true)
+        let wanted = ManifestEntry(path: "new.bin", size: 11, crc32: Self.helloCRC)
+        let alone = ManifestEntry(path: "alone.bin", size: 12, crc32: 12)
+        let empty = ManifestEntry(path: "empty.bin", size: 0, crc32: 0)
+        // Fewer entries than records, then more: the finder indexes the smaller side, with one answer.
+        let few = ReuseFinder(sources: [destination], for: [wanted])
+        let many = ReuseFinder(sources: [destination], for: [alone, wanted, empty] + (0..<5).map { ManifestEntry(path: "n\($0)", size: 1, crc32: UInt32($0)) })
+        for finder in [few, many] {
+            #expect(finder.candidates(for: wanted).map(\.displayPath) == ["old/a.bin", "old/z.bin"])
+            #expect(finder.candidates(for: alone).isEmpty && !finder.isEmpty)
+        }
+        #expect(many.candidates(for: ManifestEntry(path: "o", size: 7, crc32: 7)).isEmpty, "a record no entry wants is not kept")
+        #expect(ReuseFinder(sources: [ReuseSource(destination: root, index: StateIndex(), recordsVouch: true)], for: [wanted]).isEmpty)
+    }
+
     /// Copies `content` placed at `path` in another cache (recorded as the hello bytes) into a partial; returns the method and the partial.
     private func copy(_ content: Data?, at path: String = "a.bin", link: String? = nil) throws -> (LocalCopy.Method?, PartialFile, TemporaryDirectory) {
         let directory = try TemporaryDirectory()
