@@ -24,6 +24,16 @@ final class CurlEasy {
         errorBuffer.deallocate()
     }
 
+    /// Puts every option back to libcurl's default (`curl_easy_reset`, which keeps the handle's
+    /// caches) and forgets the headers and the last error, for another download.
+    func reset() {
+        curl_easy_reset(handle)
+        curl_slist_free_all(headerList)
+        headerList = nil
+        clearError()
+        set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+    }
+
     /// Forgets the last error's words, before a new request.
     func clearError() { errorBuffer[0] = 0 }
 

@@ -8,10 +8,13 @@ import Glibc
 /// document's fetch (`TransferKind.document`): the binding of its `DownloadDecisions` to an easy
 /// handle and a sink. The handle's callbacks reach this owner through their user data, tell the
 /// decisions what arrived and do what they say: set the request, write to the sink, drop or keep
-/// bytes. Lives on the transfer thread only.
+/// bytes. The handle is lent by the engine's `CurlEasyPool` for each attempt, from `prepareAttempt`
+/// until `complete`. Lives on the transfer thread only.
 package final class Download {
     package let sink: any DownloadSink
-    let easy = CurlEasy()
+    private let handles: CurlEasyPool
+    /// The handle lent for the attempt under way; nil between attempts.
+    private var lent: CurlEasy?
     private let options: TransferOptions
     private let clock: () -> Double
     private var decisions: DownloadDecisions
@@ -67,12 +70,14 @@ package final class Download {
     /// - Parameters:
     ///   - clock: monotonic seconds, for stall checks.
     ///   - segment: the file and the range this download fetches when it is one of its segments.
+    ///   - handles: where each attempt's easy handle comes from.
     init(
         entry: ManifestEntry, action: SyncPlan.Action, sources: [DownloadSource], kind: TransferKind = .file, health: SourceHealth,
-        sink: any DownloadSink, options: TransferOptions, clock: @escaping () -> Double,
+        sink: any DownloadSink, options: TransferOptions, handles: CurlEasyPool, clock: @escaping () -> Double,
         segment: (file: SegmentedFile, range: Range<Int64>)? = nil
     ) {
         self.clock = clock
+        self.handles = handles
         self.sink = sink
         self.options = options
         group = segment?.file
@@ -80,10 +85,20 @@ package final class Download {
             entry: entry, action: action, sources: sources, kind: kind, health: health, options: options,
             range: segment?.range ?? 0..<entry.size, isSegment: segment != nil,
             record: segment.map(\.file.record) ?? sink.resumeFields.flatMap(ResumeRecord.init(fields:)))
-        configureHandle()
     }
 
-    private func configureHandle() {
+    /// The handle of the attempt under way, on the multi handle while it runs.
+    var easy: CurlEasy {
+        guard let lent else { preconditionFailure("a download's handle is used only between prepareAttempt and complete") }
+        return lent
+    }
+
+    /// Borrows a handle for the next attempt, set up to call back this download.
+    private func borrowHandle() {
+        guard lent == nil else { return }
+        let easy = handles.take()
+        lent = easy
+        rateShare = nil  // the handle has no limit yet
         let owner = Unmanaged.passUnretained(self).toOpaque()
         easy.configureCommon(options)
         // Stalls are timed here from the last byte received: libcurl's low-speed check averages
@@ -113,6 +128,7 @@ package final class Download {
 
     /// Sets the handle up for the next request, after dropping kept bytes that cannot be resumed.
     func prepareAttempt() {
+        borrowHandle()
         decisions.beginAttempt(now: clock())
         easy.clearError()
         if decisions.dropsKeptBytes(offset: sink.offset) {
@@ -202,6 +218,9 @@ package final class Download {
         // curl's words may quote the server (a certificate's name, a proxy's answer).
         let detail = end == .ok ? "" : easy.describe(code)
         let location = decisions.skipsBody ? easy.string(CURLINFO_REDIRECT_URL) : nil
+        // The attempt is over and off the multi handle: its handle goes back for the next download.
+        if let lent { handles.give(lent) }
+        lent = nil
         return act(sharingRetries { $0.conclude(end, detail: detail, offset: sink.offset, location: location) })
     }
 

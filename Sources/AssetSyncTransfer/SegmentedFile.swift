@@ -28,6 +28,7 @@ final class SegmentedFile {
     var ended = false
     private let options: TransferOptions
     private let health: SourceHealth
+    private let handles: CurlEasyPool
     private let clock: () -> Double
 
     /// The ranges a file of `size` bytes is fetched as: up to `segments` (never more than `jobs`),
@@ -57,7 +58,7 @@ final class SegmentedFile {
     /// bytes on disk from one stream to continue, or a document.
     init?(
         request: TransferEngine.Request, sink: any DownloadSink, options: TransferOptions, health: SourceHealth,
-        clock: @escaping () -> Double
+        handles: CurlEasyPool, clock: @escaping () -> Double
     ) throws(SystemError) {
         guard request.kind == .file, let file = sink as? any SegmentableSink else { return nil }
         let ranges = Self.ranges(size: request.entry.size, options: options)
@@ -74,6 +75,7 @@ final class SegmentedFile {
         self.request = request
         self.options = options
         self.health = health
+        self.handles = handles
         self.clock = clock
         reused = progress == nil ? nil : resumed?.reused
         if let progress, resumed?.ifRange == nil {
@@ -110,7 +112,7 @@ final class SegmentedFile {
         let sink = try file.segment(range, done: done)
         let segment = Download(
             entry: request.entry, action: request.action, sources: request.sources, health: health, sink: sink, options: options,
-            clock: clock, segment: (self, range))
+            handles: handles, clock: clock, segment: (self, range))
         if let lead = members.first { segment.continueSources(of: lead) }
         return segment
     }
@@ -186,7 +188,7 @@ final class SegmentedFile {
         try file.restart()
         let single = Download(
             entry: request.entry, action: request.action, sources: request.sources, health: health, sink: file, options: options,
-            clock: clock)
+            handles: handles, clock: clock)
         single.announced = true
         single.carry(attempts: attempts, transferred: transferred, crcRestarts: mismatch == nil ? 0 : 1)
         single.continueSources(of: segment)

@@ -56,6 +56,7 @@ package final class TransferEngine {
     private var stopRequested = false
     /// The sources found bad in this run, which later files skip.
     private let health = SourceHealth()
+    private let handles = CurlEasyPool()
     package private(set) var results: [FileResult] = []
     /// For progress: downloads in all, bytes in all, and the sizes of those finished.
     private let filesTotal: Int
@@ -162,7 +163,7 @@ package final class TransferEngine {
         do throws(Failure) {
             let sink = try delegate.openSink(for: request)
             do throws(SystemError) {
-                if let file = try SegmentedFile(request: request, sink: sink, options: options, health: health, clock: clock) {
+                if let file = try SegmentedFile(request: request, sink: sink, options: options, health: health, handles: handles, clock: clock) {
                     segmented[request.entry.path] = file
                     return file.lead
                 }
@@ -171,7 +172,7 @@ package final class TransferEngine {
             }
             return Download(
                 entry: request.entry, action: request.action, sources: request.sources, kind: request.kind, health: health, sink: sink,
-                options: options, clock: clock)
+                options: options, handles: handles, clock: clock)
         } catch {
             finish(FileResult(path: request.entry.path, size: request.entry.size, action: request.action, outcome: .failed(error)))
             return nil

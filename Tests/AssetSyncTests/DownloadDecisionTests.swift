@@ -22,7 +22,7 @@ import Testing
         options.minimumResumableSize = minimumResumableSize  // the 10-byte file keeps a record unless a test says otherwise
         return Download(
             entry: Self.entry, action: .new, sources: urls.map { DownloadSource(url: $0) }, health: health, sink: sink, options: options,
-            clock: { 0 })
+            handles: CurlEasyPool(), clock: { 0 })
     }
 
     /// A sink holding the first four bytes of a version with a strong ETag.

@@ -29,6 +29,7 @@ struct FakeTransport: Transport {
     ) -> (ending: TransferEngine.Ending, results: [FileResult]) {
         var results: [FileResult] = []
         let health = SourceHealth()
+        let handles = CurlEasyPool()
         func finish(_ result: FileResult) {
             results.append(result)
             delegate.finished(result)
@@ -51,7 +52,7 @@ struct FakeTransport: Transport {
             }
             let download = Download(
                 entry: request.entry, action: request.action, sources: request.sources, kind: request.kind, health: health, sink: sink,
-                options: options, clock: clock)
+                options: options, handles: handles, clock: clock)
             delegate.started(path: path, size: request.entry.size, resumingAt: sink.offset, url: download.currentURL)
             download.announced = true
             download.restarted = { discarded, reason in delegate.restarted(path: path, discarded: discarded, reason: reason) }

@@ -156,7 +156,7 @@ import TestSupport
         let fetch = ManifestFetch(url: Self.url, held: nil, into: destination)
         let download = Download(
             entry: request.entry, action: .new, sources: request.sources, kind: request.kind, health: SourceHealth(),
-            sink: try fetch.openSink(for: request), options: options, clock: MonotonicClock.now)
+            sink: try fetch.openSink(for: request), options: options, handles: CurlEasyPool(), clock: MonotonicClock.now)
         let cut = download.play(["HTTP/1.1 200 OK", "ETag: \"v1\""], body: Array(Self.body.prefix(5)), code: CURLE_RECV_ERROR)
         #expect(cut.delay != nil && download.sink.offset == 0 && !destination.attemptLeft)
         #expect(download.play(["HTTP/1.1 200 OK", "ETag: \"v2\""], body: Self.body).summary == "proven")

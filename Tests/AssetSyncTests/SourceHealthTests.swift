@@ -20,7 +20,7 @@ import Testing
         options.retryBaseDelay = 0.01
         return Download(
             entry: ManifestEntry(path: "a.bin", size: 10, crc32: 0), action: .new, sources: sources, health: health, sink: sink,
-            options: options, clock: { 0 })
+            options: options, handles: CurlEasyPool(), clock: { 0 })
     }
 
     @Test("corrupt bytes move on to the next source, which serves the file; later files skip the corrupt one")
