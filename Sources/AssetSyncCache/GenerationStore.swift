@@ -179,6 +179,13 @@ package final class GenerationStore {
     /// read there, or wrote), so that the pull need not read it again; nil otherwise.
     package internal(set) var buildIndex: StateIndex?
 
+    /// `buildIndex`, handed over to the pull, which is its only reader: the store no longer holds it,
+    /// so the pull can change its copy (sharing the manifest's paths) without copying the whole index.
+    package func takeBuildIndex() -> StateIndex? {
+        defer { buildIndex = nil }
+        return buildIndex
+    }
+
     /// Whether the last `prepareBuild` made `next/` of clones (reflinks): each file its own inode, so
     /// that a consumer editing a published file in place changes no other generation, and `next/` does
     /// not have the current generation's inodes. Otherwise its files are hard links to the current ones.

@@ -19,10 +19,12 @@ package struct ReuseFinder: Sendable {
     /// against a large one, each cost no more than a pass over the larger.
     package init(sources: [ReuseSource], for entries: [ManifestEntry]) {
         let records = sources.reduce(0) { $0 + $1.index.entries.count }
+        guard records > 0, !entries.isEmpty else {
+            candidatesByKey = [:]
+            return
+        }
         var found: [Key: [ReuseCandidate]] = [:]
-        if records == 0 || entries.isEmpty {
-            // nothing to find
-        } else if records < entries.count {
+        if records < entries.count {
             var all: [Key: [ReuseCandidate]] = [:]
             for source in sources {
                 for entry in source.index.entries {

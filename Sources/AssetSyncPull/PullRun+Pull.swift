@@ -74,7 +74,7 @@ extension PullRun {
             outcome = try PullSession(
                 manifest: loaded.manifest, root: root, options: request.options, events: events, stop: effects.stop, clock: effects.clock,
                 transport: effects.transport, reuseFrom: reuseFrom
-            ).run(verifyAll: request.verifyAll, deleteUpTo: request.deleteUpTo, walk: walk, index: generations?.store.buildIndex)
+            ).run(verifyAll: request.verifyAll, deleteUpTo: request.deleteUpTo, walk: walk, index: generations?.store.takeBuildIndex())
         } catch {
             switch error {
             case .scan, .readState, .state: throw .cannotStart(error)
