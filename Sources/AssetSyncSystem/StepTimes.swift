@@ -17,19 +17,21 @@ package final class StepTimes: Sendable {
         return try body()
     }
 
-    /// Runs `body`, adding the time it took to `step` less the time it added to `nested` (the waits
-    /// counted inside it, as libcurl's work holds a write callback's wait for a buffer); `nested` must
-    /// be steps only this thread adds to, or another thread's time would be taken off.
+    /// Runs `body`, adding the time it took to `step` less the time this thread added to `nested`
+    /// meanwhile (the waits counted inside it, as libcurl's work holds a write callback's wait for a
+    /// buffer). Another thread's time in `nested` is not taken off: two threads receive at once.
     package func measure<T>(_ step: PullSteps.Step, lessTimeIn nested: PullSteps.Step..., body: () -> T) -> T {
-        let nestedBefore = nested.reduce(0) { $0 + total(of: $1) }
+        let here = ThreadTotals.here()
+        let nestedBefore = nested.reduce(0) { $0 + here[$1.slot] }
         let start = Self.nanoseconds()
-        defer { add(Self.nanoseconds() - start - (nested.reduce(0) { $0 + total(of: $1) } - nestedBefore), to: step) }
+        defer { add(Self.nanoseconds() - start - (nested.reduce(0) { $0 + here[$1.slot] } - nestedBefore), to: step) }
         return body()
     }
 
     /// Adds `nanoseconds` to `step` (negative to take back time a step inside another counted).
     package func add(_ nanoseconds: Int64, to step: PullSteps.Step) {
         counters[step]!.value.add(nanoseconds, ordering: .relaxed)
+        ThreadTotals.here()[step.slot] += nanoseconds
     }
 
     /// The nanoseconds counted so far for `step`.
@@ -52,5 +54,41 @@ package final class StepTimes: Sendable {
 
     private final class Counter: Sendable {
         let value = Atomic<Int64>(0)
+    }
+
+    /// The nanoseconds the calling thread added to each step (by `slot`), of every `StepTimes`:
+    /// a thread's own, so that a step measured around others takes off only what nested in it.
+    private enum ThreadTotals {
+        static let key: pthread_key_t = {
+            var key = pthread_key_t()
+            pthread_key_create(&key) { $0?.deallocate() }
+            return key
+        }()
+
+        static func here() -> UnsafeMutablePointer<Int64> {
+            if let totals = pthread_getspecific(key) { return totals.assumingMemoryBound(to: Int64.self) }
+            let totals = UnsafeMutablePointer<Int64>.allocate(capacity: PullSteps.Step.allCases.count)
+            totals.initialize(repeating: 0, count: PullSteps.Step.allCases.count)
+            pthread_setspecific(key, totals)
+            return totals
+        }
+    }
+}
+
+extension PullSteps.Step {
+    /// A place of its own among `allCases.count`, without building `allCases` at each call.
+    fileprivate var slot: Int {
+        switch self {
+        case .receiving: 0
+        case .networkWaits: 1
+        case .bufferWaits: 2
+        case .writeWaits: 3
+        case .verifying: 4
+        case .commitWaits: 5
+        case .writes: 6
+        case .syncs: 7
+        case .renames: 8
+        case .directorySyncs: 9
+        }
     }
 }
