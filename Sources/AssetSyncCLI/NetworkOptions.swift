@@ -42,6 +42,7 @@ package enum NetworkOptions {
     package static let segments = NumericSetting(source: .environment("ASSETSYNC_SEGMENTS"), kind: .whole, range: 1...64)
     package static let segmentThreshold = NumericSetting(
         source: .environment("ASSETSYNC_SEGMENT_THRESHOLD"), kind: .whole, range: 1...Double(1 << 50), unit: "bytes")
+    package static let transferThreads = NumericSetting(source: .environment("ASSETSYNC_TRANSFER_THREADS"), kind: .whole, range: 1...2)
 
     /// The transfer options these options and variables give; a bad value is a usage error of `command`.
     package static func parse(_ arguments: ParsedArguments, environment: [String: String], command: String) throws(UsageError) -> TransferOptions {
@@ -81,6 +82,9 @@ package enum NetworkOptions {
         if let seconds = try retryDelay.value(in: arguments, environment: environment, command: command) { options.retryBaseDelay = seconds }
         if let bytes = try bufferSize.value(in: arguments, environment: environment, command: command) { options.bufferSize = Int(bytes) }
         if let count = try segments.value(in: arguments, environment: environment, command: command) { options.segments = Int(count) }
+        if let count = try transferThreads.value(in: arguments, environment: environment, command: command) {
+            options.transferThreads = Int(count)
+        }
         if let bytes = try segmentThreshold.value(in: arguments, environment: environment, command: command) {
             options.segmentThreshold = Int64(bytes)
         }

@@ -6,7 +6,8 @@ package struct PullSteps: Sendable, Equatable {
     /// One step, and the thread it runs on.
     package enum Step: String, CaseIterable, Sendable {
         /// The transfer thread in libcurl's work: receiving, TLS, and copying and checksumming the
-        /// bytes of small files (those held in one buffer until proven).
+        /// bytes of small files (those held in one buffer until proven); and the second thread's, which
+        /// receives segments of large files.
         case receiving
         /// The transfer thread waiting for the network (libcurl's poll).
         case networkWaits = "network_waits"

@@ -42,6 +42,9 @@ package struct TransferOptions: Sendable {
     package var segmentThreshold: Int64 = 128 << 20
     /// The most ranges one large file is fetched as at once; each counts as one of `jobs`.
     package var segments = 4
+    /// Threads that receive: with 2, a large file's segments are shared with a second thread, so
+    /// that decrypting one file over TLS runs on two cores; 1 keeps every transfer on one thread.
+    package var transferThreads = 2
 
     package init() {}
 }

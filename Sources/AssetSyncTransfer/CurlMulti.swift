@@ -35,11 +35,22 @@ final class CurlMulti {
         check(curl_multi_perform(handle, &running), "curl_multi_perform")
     }
 
-    /// Waits up to `timeout` milliseconds for activity on the transfers or on `wakeFD` (-1: none).
+    /// Waits up to `timeout` milliseconds for activity on the transfers, on `wakeFD` (-1: none),
+    /// or for `wakeup()`.
     func poll(wakeFD: Int32, timeout: Int32) {
-        var wake = curl_waitfd(fd: wakeFD, events: Int16(CURL_WAIT_POLLIN), revents: 0)
-        check(curl_multi_poll(handle, &wake, wakeFD >= 0 ? 1 : 0, timeout, nil), "curl_multi_poll")
+        poll(readable: wakeFD >= 0 ? [wakeFD] : [], timeout: timeout)
     }
+
+    /// Waits up to `timeout` milliseconds for activity on the transfers, for any of `readable` to
+    /// become readable, or for `wakeup()`.
+    func poll(readable: [Int32], timeout: Int32) {
+        var waits = readable.map { curl_waitfd(fd: $0, events: Int16(CURL_WAIT_POLLIN), revents: 0) }
+        check(waits.withUnsafeMutableBufferPointer { curl_multi_poll(handle, $0.baseAddress, UInt32($0.count), timeout, nil) }, "curl_multi_poll")
+    }
+
+    /// Ends a `poll` under way on another thread, or the next one: the one call libcurl allows on
+    /// a multi handle from any thread.
+    func wakeup() { check(curl_multi_wakeup(handle), "curl_multi_wakeup") }
 
     /// The next finished transfer: its easy handle and result; nil when none is left to read.
     func nextFinished() -> (easy: UnsafeMutableRawPointer, result: CURLcode)? {

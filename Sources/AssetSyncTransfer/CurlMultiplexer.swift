@@ -25,6 +25,9 @@ final class CurlMultiplexer: TransferMultiplexer {
 
     func poll(wakeFD: Int32, timeout: Int32) { multi.poll(wakeFD: wakeFD, timeout: timeout) }
 
+    /// Waits up to `timeout` milliseconds for activity on the transfers or for any of `readable` to become readable.
+    func poll(readable: [Int32], timeout: Int32) { multi.poll(readable: readable, timeout: timeout) }
+
     func nextFinished() -> (download: Download, result: CURLcode)? {
         while let (handle, code) = multi.nextFinished() {
             if let download = downloads[handle] { return (download, code) }

@@ -9,7 +9,8 @@ import Glibc
 /// handle and a sink. The handle's callbacks reach this owner through their user data, tell the
 /// decisions what arrived and do what they say: set the request, write to the sink, drop or keep
 /// bytes. The handle is lent by the engine's `CurlEasyPool` for each attempt, from `prepareAttempt`
-/// until `complete`. Lives on the transfer thread only.
+/// until `complete`. Lives on the transfer thread, but for a segment's callbacks, which may run on a
+/// second thread (`SplitMultiplexer`) while the engine keeps off it.
 package final class Download {
     package let sink: any DownloadSink
     private let handles: CurlEasyPool
@@ -22,6 +23,9 @@ package final class Download {
     private(set) weak var group: SegmentedFile?
     /// This segment's offset when its file's record last noted it.
     private var recordedOffset: Int64 = 0
+    /// How far this segment's bytes were written when it last saved its file's record: what saves
+    /// by the file's other segments name for it (`SegmentedFile.saveRecord`, with its lock held).
+    var writtenInRecord: Int64
     /// Whether the reporter has heard of this download starting.
     var announced = false
     /// Told when a resume becomes a download from zero with no retry to say so (the bytes dropped).
@@ -48,8 +52,10 @@ package final class Download {
         case oneStream(reason: String, fresh: Bool)
     }
 
-    package var entry: ManifestEntry { decisions.entry }
-    var range: Range<Int64> { decisions.range }
+    /// The file, kept apart from `decisions`, which the thread receiving changes while the engine's reads this.
+    package let entry: ManifestEntry
+    /// The bytes this download fetches: the file's, or its segment's.
+    let range: Range<Int64>
     var urlIndex: Int { decisions.urlIndex }
     var bytesSource: Int? { decisions.bytesSource }
     var currentURL: String { decisions.currentURL }
@@ -81,9 +87,12 @@ package final class Download {
         self.sink = sink
         self.options = options
         group = segment?.file
+        self.entry = entry
+        range = segment?.range ?? 0..<entry.size
+        writtenInRecord = sink.writtenOffset
         decisions = DownloadDecisions(
             entry: entry, action: action, sources: sources, kind: kind, health: health, options: options,
-            range: segment?.range ?? 0..<entry.size, isSegment: segment != nil,
+            range: range, isSegment: segment != nil,
             record: segment.map(\.file.record) ?? sink.resumeFields.flatMap(ResumeRecord.init(fields:)))
     }
 
@@ -174,7 +183,7 @@ package final class Download {
             if let group, sink.offset - recordedOffset >= group.recordInterval(range) {
                 // A segment's progress lives only in the record: keep it, so that a run killed here
                 // continues these bytes. A record that fails to save costs only bytes, never correctness.
-                try? group.saveRecord(via: sink)
+                try? group.saveRecord(from: self)
                 recordedOffset = sink.offset
             }
         }
@@ -201,7 +210,7 @@ package final class Download {
             case .writeSegment(let release):
                 guard let group else { return true }
                 if let release { try group.release(release) }
-                try group.saveRecord(via: sink)
+                try group.saveRecord(from: self)
             }
             return true
         } catch {
@@ -294,7 +303,7 @@ package final class Download {
     /// they are), or removes them when there are none or the file keeps no record.
     func suspend() {
         if let group, !group.awaitingLead {
-            try? group.saveRecord(via: sink, flushing: true)
+            try? group.saveFinalRecord(via: sink)
         } else if group?.reused != nil {
             // A delta before its first response: its partial and record stay as they were assembled.
         } else if sink.offset == 0 || !decisions.keepsResumeRecord {

@@ -7,7 +7,8 @@ import AssetSyncSystem
 /// no validator to hold the segments to one version, makes the file one stream); every other
 /// segment asks with `If-Range` and must name the same version; once every segment is in, their
 /// CRCs join into the file's proof. Lives on the transfer thread, held by the engine until the
-/// file is finished.
+/// file is finished; segments other than the lead may receive on a second thread
+/// (`SplitMultiplexer`), whose callbacks touch only their own download and `saveRecord`.
 final class SegmentedFile {
     let file: any SegmentableSink
     let request: TransferEngine.Request
@@ -26,6 +27,8 @@ final class SegmentedFile {
     let reused: Int64?
     /// The file is proven, failed or became one stream: its segments are over.
     var ended = false
+    /// Held while the record is saved and while `Download.writtenInRecord` is read or set.
+    private let recordLock = Monitor()
     private let options: TransferOptions
     private let health: SourceHealth
     private let handles: CurlEasyPool
@@ -134,21 +137,43 @@ final class SegmentedFile {
 
     static let boundary: Int64 = 1 << 20
 
-    /// Saves the resume record through `sink` once the bytes it names are written (a sink may write
-    /// on another thread, and hold back a partly filled buffer to keep its writes aligned), so that a
-    /// record never names bytes a crash could still lose. `flushing` writes the held-back bytes
-    /// first, for a record saved as the segments stop.
-    func saveRecord(via sink: any DownloadSink, flushing: Bool = false) throws(SystemError) {
-        for member in members {
-            if flushing { try member.sink.flush() } else { try member.sink.settle() }
+    /// Saves the resume record through `member`'s sink once the bytes it names are written (a sink
+    /// may write on another thread, and hold back a partly filled buffer to keep its writes aligned),
+    /// so that a record never names bytes a crash could still lose. Segments receive on two threads
+    /// (`SplitMultiplexer`): each names its own bytes written as of now, and the others' as of their
+    /// last save, which is never more than is on disk; one save at a time.
+    func saveRecord(from member: Download) throws(SystemError) {
+        try member.sink.settle()
+        try savingRecord { () throws(SystemError) in
+            member.writtenInRecord = member.sink.writtenOffset
+            try member.sink.saveResume(recordFields)
         }
-        try sink.saveResume(recordFields)
     }
 
-    /// The resume record's fields: the version, and each segment's range and the bytes it holds.
-    var recordFields: [(key: String, value: String?)] {
+    /// Saves the resume record as the segments stop, every one off the transfers: each one's
+    /// held-back bytes are written first, so that the record names every byte received.
+    func saveFinalRecord(via sink: any DownloadSink) throws(SystemError) {
+        for member in members { try member.sink.flush() }
+        try savingRecord { () throws(SystemError) in
+            for member in members { member.writtenInRecord = member.sink.writtenOffset }
+            try sink.saveResume(recordFields)
+        }
+    }
+
+    /// Runs `save` with the record's lock held.
+    private func savingRecord(_ save: () throws(SystemError) -> Void) throws(SystemError) {
+        let failure = recordLock.locked { () -> SystemError? in
+            do throws(SystemError) { try save() } catch { return error }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// The resume record's fields: the version, and each segment's range and the bytes it held
+    /// written at its last save; with `recordLock` held.
+    private var recordFields: [(key: String, value: String?)] {
         guard var record else { return [] }
-        record.segments = (members.map { .init(range: $0.range, done: $0.sink.writtenOffset - $0.range.lowerBound) }
+        record.segments = (members.map { .init(range: $0.range, done: $0.writtenInRecord - $0.range.lowerBound) }
             + unreleased.map { .init(range: $0, done: 0) }).sorted { $0.range.lowerBound < $1.range.lowerBound }
         return record.fields
     }

@@ -5,7 +5,7 @@ import CCurlShim
 import Glibc
 
 /// Runs downloads on libcurl's multi interface from the one thread that
-/// calls `run`: up to `jobs` at a time, connections reused across files,
+/// calls `run` (segments of large files also on a second thread, `SplitMultiplexer`): up to `jobs` at a time, connections reused across files,
 /// retries scheduled without blocking the others, and a wake-up descriptor
 /// that stops everything (keeping the bytes received) when a stop is requested.
 /// A large file runs as several segments (`SegmentedFile`), each a download that counts
@@ -72,7 +72,19 @@ package final class TransferEngine {
     ) {
         self.init(
             requests: requests, options: options, delegate: delegate, wakeFD: wakeFD, shouldStop: shouldStop, clock: clock,
-            multiplexer: CurlMultiplexer.init(maximumHostConnections:))
+            multiplexer: { [steps = delegate.steps] jobs in Self.curlMultiplexer(jobs: jobs, requests: requests, options: options, steps: steps) })
+    }
+
+    /// libcurl's multi handle for `jobs` transfers at once; or two, on two threads, when a file comes
+    /// in segments and `transferThreads` allows a second (not under `--limit-rate`, whose shares are
+    /// set on running transfers from this thread).
+    private static func curlMultiplexer(jobs: Int, requests: [Request], options: TransferOptions, steps: StepTimes) -> any TransferMultiplexer {
+        if options.transferThreads > 1, options.limitRate == nil,
+           requests.contains(where: { SegmentedFile.transfers(of: $0, options: options) > 1 }),
+           let split = SplitMultiplexer(maximumHostConnections: jobs, steps: steps) {
+            return split
+        }
+        return CurlMultiplexer(maximumHostConnections: jobs)
     }
 
     /// - Parameter multiplexer: what runs the transfers, made for the number of jobs that run at once.
@@ -183,7 +195,7 @@ package final class TransferEngine {
         if download.sink.offset == download.range.upperBound, download.attempts == 0 {
             // An earlier run stopped between the last byte and the commit (of the file or of this
             // segment): prove what is on disk.
-            settle(download, download.verifyOnDisk())
+            multi.exclusive { settle(download, download.verifyOnDisk()) }
             return
         }
         download.prepareAttempt()
@@ -230,7 +242,7 @@ package final class TransferEngine {
                 continue
             }
             flushing.remove(at: index)
-            settle(download, complete(download, code))
+            multi.exclusive { settle(download, complete(download, code)) }
             if stopRequested { return stopAll(.stoppedByLocalError) }
         }
         return settleProven(force: false)
@@ -249,8 +261,10 @@ package final class TransferEngine {
             delegate.proven(download)
         case .done(let result):
             if case .failed = result.outcome {
+                // The other segments first, off the transfers: a segment's suspension flushes them all.
+                let others = endSegments(of: download.entry.path)
                 download.suspend()
-                endSegments(of: download.entry.path).forEach { $0.suspend() }
+                others.forEach { $0.suspend() }
             }
             finish(result)
         case .stopRun(let result):
@@ -317,6 +331,11 @@ package final class TransferEngine {
     /// Stops every transfer, keeping each one's bytes and record for the next run;
     /// when interrupted, downloads received in full are proven and committed first.
     private func stopAll(_ ending: Ending) -> Ending {
+        multi.exclusive { stopEverything(ending) }
+    }
+
+    /// `stopAll`'s work, while no callback runs on another thread.
+    private func stopEverything(_ ending: Ending) -> Ending {
         if ending == .interrupted {
             for (download, code) in flushing { settle(download, complete(download, code)) }
             flushing.removeAll()
@@ -328,12 +347,10 @@ package final class TransferEngine {
             download.suspend()
             finish(download.result(.interrupted))
         }
-        for download in active.values {
-            multi.remove(download)
-            download.suspend()
-        }
+        // Every transfer off the multi handles before any is suspended: a segment's suspension flushes its file's others.
+        for download in active.values { multi.remove(download) }
         let stopped = waiting + flushing.map(\.download)
-        for download in stopped { download.suspend() }
+        for download in Array(active.values) + stopped { download.suspend() }
         // A segmented file's segments are suspended above; its result is told once.
         var told = Set<String>()
         for download in Array(active.values) + stopped where told.insert(download.entry.path).inserted {
@@ -361,6 +378,12 @@ package final class TransferEngine {
         let now = clock()
         guard now - lastProgress >= 0.1 else { return }
         lastProgress = now
+        let snapshot = multi.exclusive { progressSnapshot() }
+        delegate.progress(snapshot)
+    }
+
+    /// The files under way and the bytes done.
+    private func progressSnapshot() -> ProgressSnapshot {
         // A segmented file is one transfer: the bytes of all its segments.
         var seen = Set<String>()
         let transfers = (Array(active.values) + flushing.map(\.download))
@@ -370,9 +393,9 @@ package final class TransferEngine {
                     path: $0.entry.path, size: $0.entry.size, done: segmented[$0.entry.path]?.done ?? $0.sink.offset)
             }
             .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        delegate.progress(ProgressSnapshot(
+        return ProgressSnapshot(
             filesDone: results.count, filesTotal: filesTotal,
-            bytesDone: bytesFinished.addingSaturated(transfers.lazy.map(\.done).saturatingSum()), bytesTotal: bytesTotal, transfers: transfers))
+            bytesDone: bytesFinished.addingSaturated(transfers.lazy.map(\.done).saturatingSum()), bytesTotal: bytesTotal, transfers: transfers)
     }
 
     /// How long the poll may sleep: until the next retry is due, at most one second.

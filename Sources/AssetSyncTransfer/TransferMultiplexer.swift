@@ -1,7 +1,8 @@
 import CCurl
 
 /// What moves the engine's downloads along together: libcurl's multi handle (`CurlMultiplexer`),
-/// or a scripted one in unit tests of the engine's scheduling.
+/// two of them on two threads (`SplitMultiplexer`), or a scripted one in unit tests of the
+/// engine's scheduling.
 protocol TransferMultiplexer: AnyObject {
     func add(_ download: Download)
     func remove(_ download: Download)
@@ -11,4 +12,12 @@ protocol TransferMultiplexer: AnyObject {
     func poll(wakeFD: Int32, timeout: Int32)
     /// The next finished download and its result; nil when none is left to read.
     func nextFinished() -> (download: Download, result: CURLcode)?
+    /// Runs `body` while no other thread runs a download's callback: the engine reads and changes
+    /// downloads, and their files' segments, only inside it (or in its own `perform`).
+    func exclusive<T>(_ body: () -> T) -> T
+}
+
+extension TransferMultiplexer {
+    /// One thread runs every callback: the engine's, in `perform`.
+    func exclusive<T>(_ body: () -> T) -> T { body() }
 }

@@ -208,6 +208,41 @@ import TestSupport
         #expect(Set(resumed.compactMap(\.range)) == Set(expected), "kept \(kept)")
     }
 
+    @Test("SIGTERM while segments run on both transfer threads records every segment's bytes, which the next run continues")
+    func stoppedRunRecordsEverySegment() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.checkInvariants() }
+        let server = try FaultServer()
+        defer { server.stop() }
+        let resource = FaultResource.pattern(size: Self.size, seed: 106)
+        server.route("/big.bin", FaultBehavior.serve(resource).slow(chunkSize: 32_768, delay: 0.05))
+        sandbox.add("big.bin", resource, url: server.url("big.bin"))
+        _ = try sandbox.manifest()
+        let running = try AssetSyncBinary.start(
+            ["pull", sandbox.manifestPath, "--dest", sandbox.dest], environment: Sandbox.environment(Self.segmented))
+        let progressed = waitUntil(timeout: 60) { Self.segmentsDone(in: sandbox).dropFirst().contains { $0 > 0 } }
+        running.signal(SIGTERM)
+        let stopped = try running.wait()
+        try #require(progressed, "no segment progress recorded")
+        #expect(stopped.status == 130, "\(stopped.stderr)")
+        // The stop writes what each segment holds back and names it: every segment, on either thread, kept bytes.
+        let kept = Self.segmentsDone(in: sandbox)
+        #expect(kept.count == 4 && kept.allSatisfy { $0 > 0 }, "kept \(kept)")
+        let before = server.requests.count
+
+        server.route("/big.bin", .serve(resource))
+        let result = try sandbox.pull(["--json"], environment: Self.segmented)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(sandbox.finalContent("big.bin") == resource.allBytes)
+        let resumed = server.requests.dropFirst(before)
+        let expected = kept.enumerated().compactMap { index, done -> String? in
+            let start = index << 20
+            return done == 1 << 20 ? nil : "bytes=\(start + done)-\(start + (1 << 20) - 1)"
+        }
+        #expect(Set(resumed.compactMap(\.range)) == Set(expected), "kept \(kept)")
+        #expect(result.stdout.contains("\"bytes_transferred\":\(Self.size - kept.reduce(0, +))"), "kept \(kept)")
+    }
+
     /// Bytes done per segment, as the partial's resume record says; empty without one.
     static func segmentsDone(in sandbox: Sandbox) -> [Int] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.partialDirectory)) ?? []
