@@ -181,17 +181,7 @@ import TestSupport
         let server = try FaultServer()
         defer { server.stop() }
         let resource = FaultResource.pattern(size: Self.size, seed: 105)
-        server.route("/big.bin", FaultBehavior.serve(resource).slow(chunkSize: 32_768, delay: 0.05))
-        sandbox.add("big.bin", resource, url: server.url("big.bin"))
-        _ = try sandbox.manifest()
-        let running = try AssetSyncBinary.start(
-            ["pull", sandbox.manifestPath, "--dest", sandbox.dest], environment: Sandbox.environment(Self.segmented))
-        // Killed once the record names bytes in a segment after the first.
-        let progressed = waitUntil(timeout: 60) { Self.segmentsDone(in: sandbox).dropFirst().contains { $0 > 0 } }
-        running.signal(SIGKILL)
-        _ = try running.wait()
-        try #require(progressed, "no segment progress recorded")
-        let kept = Self.segmentsDone(in: sandbox)
+        let (_, kept) = try Self.stoppedPull(by: SIGKILL, sandbox: sandbox, server: server, resource: resource)
         let before = server.requests.count
 
         server.route("/big.bin", .serve(resource))
@@ -200,12 +190,7 @@ import TestSupport
         #expect(sandbox.finalContent("big.bin") == resource.allBytes)
         let resumed = server.requests.dropFirst(before)
         #expect(resumed.allSatisfy { $0.ifRange == resource.etag && $0.range != nil }, "\(resumed.map(\.range))")
-        // Each segment asks from where its kept bytes end (or is done already).
-        let expected = kept.enumerated().compactMap { index, done -> String? in
-            let start = index << 20
-            return done == 1 << 20 ? nil : "bytes=\(start + done)-\(start + (1 << 20) - 1)"
-        }
-        #expect(Set(resumed.compactMap(\.range)) == Set(expected), "kept \(kept)")
+        #expect(Set(resumed.compactMap(\.range)) == Self.continuations(of: kept), "kept \(kept)")
     }
 
     @Test("SIGTERM while segments run on both transfer threads records every segment's bytes, which the next run continues")
@@ -215,18 +200,9 @@ import TestSupport
         let server = try FaultServer()
         defer { server.stop() }
         let resource = FaultResource.pattern(size: Self.size, seed: 106)
-        server.route("/big.bin", FaultBehavior.serve(resource).slow(chunkSize: 32_768, delay: 0.05))
-        sandbox.add("big.bin", resource, url: server.url("big.bin"))
-        _ = try sandbox.manifest()
-        let running = try AssetSyncBinary.start(
-            ["pull", sandbox.manifestPath, "--dest", sandbox.dest], environment: Sandbox.environment(Self.segmented))
-        let progressed = waitUntil(timeout: 60) { Self.segmentsDone(in: sandbox).dropFirst().contains { $0 > 0 } }
-        running.signal(SIGTERM)
-        let stopped = try running.wait()
-        try #require(progressed, "no segment progress recorded")
+        let (stopped, kept) = try Self.stoppedPull(by: SIGTERM, sandbox: sandbox, server: server, resource: resource)
         #expect(stopped.status == 130, "\(stopped.stderr)")
         // The stop writes what each segment holds back and names it: every segment, on either thread, kept bytes.
-        let kept = Self.segmentsDone(in: sandbox)
         #expect(kept.count == 4 && kept.allSatisfy { $0 > 0 }, "kept \(kept)")
         let before = server.requests.count
 
@@ -234,13 +210,34 @@ import TestSupport
         let result = try sandbox.pull(["--json"], environment: Self.segmented)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(sandbox.finalContent("big.bin") == resource.allBytes)
-        let resumed = server.requests.dropFirst(before)
-        let expected = kept.enumerated().compactMap { index, done -> String? in
+        #expect(Set(server.requests.dropFirst(before).compactMap(\.range)) == Self.continuations(of: kept), "kept \(kept)")
+        #expect(result.stdout.contains("\"bytes_transferred\":\(Self.size - kept.reduce(0, +))"), "kept \(kept)")
+    }
+
+    /// A pull of `resource` in segments from `server`, sending 32 KiB every 50 ms, stopped by `signal`
+    /// once the record names bytes in a segment after the first: the run, and the bytes each segment kept.
+    static func stoppedPull(
+        by signal: Int32, sandbox: Sandbox, server: FaultServer, resource: FaultResource
+    ) throws -> (run: RunResult, kept: [Int]) {
+        server.route("/big.bin", FaultBehavior.serve(resource).slow(chunkSize: 32_768, delay: 0.05))
+        sandbox.add("big.bin", resource, url: server.url("big.bin"))
+        _ = try sandbox.manifest()
+        let running = try AssetSyncBinary.start(
+            ["pull", sandbox.manifestPath, "--dest", sandbox.dest], environment: Sandbox.environment(Self.segmented))
+        let progressed = waitUntil(timeout: 60) { Self.segmentsDone(in: sandbox).dropFirst().contains { $0 > 0 } }
+        running.signal(signal)
+        let run = try running.wait()
+        try #require(progressed, "no segment progress recorded")
+        return (run, Self.segmentsDone(in: sandbox))
+    }
+
+    /// The ranges a run continuing segments that kept `kept` bytes asks for: each from where its
+    /// bytes end, none for a segment done.
+    static func continuations(of kept: [Int]) -> Set<String> {
+        Set(kept.enumerated().compactMap { index, done -> String? in
             let start = index << 20
             return done == 1 << 20 ? nil : "bytes=\(start + done)-\(start + (1 << 20) - 1)"
-        }
-        #expect(Set(resumed.compactMap(\.range)) == Set(expected), "kept \(kept)")
-        #expect(result.stdout.contains("\"bytes_transferred\":\(Self.size - kept.reduce(0, +))"), "kept \(kept)")
+        })
     }
 
     /// Bytes done per segment, as the partial's resume record says; empty without one.

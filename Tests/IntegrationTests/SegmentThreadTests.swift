@@ -30,25 +30,28 @@ import TestSupport
         return (result, bytes, sandbox.finalContent("big.bin"), body)
     }
 
+    /// The threads that read bytes from sockets in a pull with `threads` transfer threads, checked
+    /// to succeed with the file's bytes, and how many bytes each read.
+    static func readers(threads: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [Int: Int] {
+        let run = try socketBytesByThread(threads: threads)
+        #expect(run.result.status == 0, "\(run.result.stderr)", sourceLocation: sourceLocation)
+        #expect(run.content == run.expected, sourceLocation: sourceLocation)
+        return run.bytes.filter { $0.value > 0 }
+    }
+
     @Test("a large file's segments are received on two threads, each reading about half its bytes",
           .enabled(if: CrashConsistencyTests.hasStrace, "needs /usr/bin/strace"))
     func segmentsAreReceivedOnTwoThreads() throws {
-        let run = try Self.socketBytesByThread(threads: "2")
-        #expect(run.result.status == 0, "\(run.result.stderr)")
-        #expect(run.content == run.expected)
-        let readers = run.bytes.filter { $0.value > 0 }
-        #expect(readers.count == 2, "\(run.bytes)")
-        // Two segments each, 1 MiB apiece, and the heads: neither thread read much less than 2 MiB.
-        #expect(readers.values.allSatisfy { $0 >= 2 << 20 }, "\(run.bytes)")
+        let readers = try Self.readers(threads: "2")
+        #expect(readers.count == 2, "\(readers)")
+        // Two segments each, 1 MiB apiece, and the heads: neither thread read less than 2 MiB.
+        #expect(readers.values.allSatisfy { $0 >= 2 << 20 }, "\(readers)")
     }
 
     @Test("with ASSETSYNC_TRANSFER_THREADS=1 one thread receives every segment",
           .enabled(if: CrashConsistencyTests.hasStrace, "needs /usr/bin/strace"))
     func oneTransferThreadReceivesEverySegment() throws {
-        let run = try Self.socketBytesByThread(threads: "1")
-        #expect(run.result.status == 0, "\(run.result.stderr)")
-        #expect(run.content == run.expected)
-        let readers = run.bytes.filter { $0.value > 0 }
-        #expect(readers.count == 1 && readers.values.allSatisfy { $0 >= PullSegmentTests.size }, "\(run.bytes)")
+        let readers = try Self.readers(threads: "1")
+        #expect(readers.count == 1 && readers.values.allSatisfy { $0 >= PullSegmentTests.size }, "\(readers)")
     }
 }
