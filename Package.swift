@@ -68,7 +68,8 @@ let package = Package(
             dependencies: [
                 "AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer",
                 "AssetSyncPull", "AssetSyncCLI", "AssetSyncTrust", "CCurl", "CZlib", "TestSupport",
-            ]),
+            ],
+            exclude: ["Fixtures"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "IntegrationTests", dependencies: ["assetsync", "AssetSync", "CZlib", "TestSupport"], exclude: ["Golden", "Fixtures"]),
     ],

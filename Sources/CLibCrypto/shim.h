@@ -1,2 +1,3 @@
 #include <openssl/evp.h>
 #include <openssl/opensslv.h>
+#include <openssl/hmac.h>
