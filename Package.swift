@@ -67,7 +67,7 @@ let package = Package(
             name: "AssetSyncTests",
             dependencies: [
                 "AssetSyncModel", "AssetSyncSystem", "AssetSyncManifestIO", "AssetSyncCache", "AssetSyncTransfer",
-                "AssetSyncPull", "AssetSyncCLI", "AssetSyncTrust", "CCurl", "CZlib", "TestSupport",
+                "AssetSyncPull", "AssetSyncCLI", "AssetSyncTrust", "CCurl", "CCurlShim", "CZlib", "TestSupport",
             ],
             exclude: ["Fixtures"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
