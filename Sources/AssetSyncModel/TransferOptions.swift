@@ -10,6 +10,8 @@ package struct TransferOptions: Sendable {
     /// and never to another origin after a redirect.
     package var headers: [String] = []
     package var useNetrc = false
+    /// An S3-compatible endpoint whose requests are signed (`SignatureV4`); nil: none.
+    package var objectStore: ObjectStoreAccess?
     /// Where `headers` and netrc credentials may go; empty: nowhere.
     package var credentialScope = CredentialScope()
     /// A PEM file of CA certificates trusted in addition to the system's.

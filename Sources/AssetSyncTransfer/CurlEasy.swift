@@ -94,10 +94,10 @@ final class CurlEasy {
 }
 
 extension CurlEasy {
-    /// Points the handle at `route`'s URL with the user's headers and `.netrc` when the route may
-    /// carry credentials, then `extraHeaders`.
-    func setRequest(_ route: RequestRoute, options: TransferOptions, extraHeaders: [String] = []) {
-        set(CURLOPT_URL, route.url)
+    /// Points the handle at `route`'s URL (or `url`, the same one spelled as it was signed) with the
+    /// user's headers and `.netrc` when the route may carry credentials, then `extraHeaders`.
+    func setRequest(_ route: RequestRoute, options: TransferOptions, extraHeaders: [String] = [], url: String? = nil) {
+        set(CURLOPT_URL, url ?? route.url)
         setHeaders((route.sendsCredentials ? options.headers : []) + extraHeaders)
         let netrc = route.sendsCredentials && options.useNetrc ? CURL_NETRC_OPTIONAL : CURL_NETRC_IGNORED
         set(CURLOPT_NETRC, Int(netrc.rawValue))

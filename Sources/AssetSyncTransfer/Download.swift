@@ -148,7 +148,14 @@ package final class Download {
         recordedOffset = sink.offset
         let request = decisions.request(from: sink.offset)
         easy.set(CURLOPT_RANGE, request.range)
-        easy.setRequest(decisions.route, options: options, extraHeaders: request.headers)
+        let route = decisions.route
+        if route.atFirstOrigin, let store = options.objectStore, store.signs(route.url),
+           let signed = store.sign(route.url, range: request.range, headers: request.headers, at: WallClock.now()) {
+            // Signed for this attempt: the date, the range and the version asked for change between attempts.
+            easy.setRequest(route, options: options, extraHeaders: request.headers + signed.headers, url: signed.url)
+        } else {
+            easy.setRequest(route, options: options, extraHeaders: request.headers)
+        }
         // A document's bound is on the bytes written, not on what a response announces (0: no limit):
         // a 404 whose page is longer than a signature's limit still says that there is no signature.
         easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: decisions.kind == .file ? entry.size : 0)

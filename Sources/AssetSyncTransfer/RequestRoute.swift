@@ -6,6 +6,8 @@ struct RequestRoute {
     private(set) var url: String
     private(set) var hops = 0
     private(set) var sendsCredentials: Bool
+    /// No hop has left the origin of the URL first asked: a signed request may still be signed.
+    private(set) var atFirstOrigin = true
 
     init(_ url: String, scope: CredentialScope) {
         self.url = url
@@ -19,7 +21,10 @@ struct RequestRoute {
             return refusal
         case .success(let hop):
             hops += 1
-            if !hop.sameOrigin { sendsCredentials = false }
+            if !hop.sameOrigin {
+                sendsCredentials = false
+                atFirstOrigin = false
+            }
             url = hop.url
             return nil
         }

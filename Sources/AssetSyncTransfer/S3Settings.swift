@@ -18,7 +18,7 @@ package struct S3Settings: Equatable, Sendable {
     }
 
     /// Nil when no credentials were found: requests then go unsigned, as to a public bucket.
-    package var credentials: SignatureV4.Credentials?
+    package var credentials: AWSCredentials?
     /// Nil when none was set; the caller decides (AWS's default is `us-east-1`).
     package var region: String?
     /// The store's endpoint, as `https://host[:port]`; nil for AWS's own.
@@ -104,12 +104,12 @@ package struct S3Settings: Equatable, Sendable {
     /// The first place that has a key: both halves, or a failure naming the place that has one half.
     private static func credentials(
         from places: [(name: String, key: String?, secret: String?, token: String?)]
-    ) throws(Failure) -> SignatureV4.Credentials? {
+    ) throws(Failure) -> AWSCredentials? {
         for place in places where place.key != nil || place.secret != nil {
             guard let key = place.key, let secret = place.secret else {
                 throw Failure(description: "\(place.name) has \(place.key == nil ? "a secret key but no access key id" : "an access key id but no secret key")")
             }
-            return SignatureV4.Credentials(accessKeyID: key, secretAccessKey: secret, sessionToken: place.token)
+            return AWSCredentials(accessKeyID: key, secretAccessKey: secret, sessionToken: place.token)
         }
         return nil
     }

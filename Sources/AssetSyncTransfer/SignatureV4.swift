@@ -1,4 +1,4 @@
-import AssetSyncModel
+package import AssetSyncModel
 import AssetSyncSystem
 
 /// AWS Signature Version 4 in the `Authorization` header, as S3 and the stores that speak its API
@@ -9,19 +9,6 @@ import AssetSyncSystem
 /// proven against botocore's signer on the same requests (`SignatureV4Tests`). GET requests only:
 /// the payload is empty.
 package struct SignatureV4: Sendable {
-    package struct Credentials: Sendable, Equatable {
-        package var accessKeyID: String
-        package var secretAccessKey: String
-        /// A temporary credential's token, sent as `x-amz-security-token` and signed.
-        package var sessionToken: String?
-
-        package init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil) {
-            self.accessKeyID = accessKeyID
-            self.secretAccessKey = secretAccessKey
-            self.sessionToken = sessionToken
-        }
-    }
-
     /// A request as it goes on the wire.
     package struct Request: Sendable {
         package var method = "GET"
@@ -46,11 +33,11 @@ package struct SignatureV4: Sendable {
         }
     }
 
-    package var credentials: Credentials
+    package var credentials: AWSCredentials
     package var region: String
     package var service = "s3"
 
-    package init(credentials: Credentials, region: String, service: String = "s3") {
+    package init(credentials: AWSCredentials, region: String, service: String = "s3") {
         self.credentials = credentials
         self.region = region
         self.service = service

@@ -1,4 +1,5 @@
 import Testing
+import AssetSyncModel
 @testable import AssetSyncTransfer
 
 /// `s3://BUCKET/KEY` and the URL a request for it goes to: AWS's regional endpoint with the bucket

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import AssetSyncModel
 @testable import AssetSyncTransfer
 
 /// Credentials, region, endpoint and addressing style found as the AWS tools find them: the

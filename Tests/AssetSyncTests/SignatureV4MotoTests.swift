@@ -2,49 +2,18 @@ import CCurl
 import CCurlShim
 import Foundation
 import Testing
+import AssetSyncModel
 @testable import AssetSyncTransfer
 
 /// Signed GETs against moto's S3 server with authentication enforced (`Fixtures/s3_auth_server.py`,
 /// which proves moto refuses a wrong secret before it hands over): the server, not an assumption,
 /// accepts the signature and refuses a wrong secret or a tampered signature.
-@Suite(.serialized, .enabled(if: SignatureV4Tests.hasBotocore, "needs moto, which `make deps` installs into .build/moto"))
+@Suite(.serialized, .enabled(if: MotoAuthServer.isInstalled, "needs moto, which `make deps` installs into .build/moto"))
 final class SignatureV4MotoTests {
-    struct Store: Decodable {
-        struct Temporary: Decodable {
-            var key: String
-            var secret: String
-            var token: String
-        }
+    private let moto: MotoAuthServer
+    private var store: MotoAuthServer.Store { moto.store }
 
-        var endpoint: String
-        var key: String
-        var secret: String
-        var temporary: Temporary
-        var object: String
-        var body: String
-    }
-
-    private let server = Process()
-    private let input = Pipe()
-    private let store: Store
-
-    init() throws {
-        server.executableURL = URL(fileURLWithPath: SignatureV4Tests.python)
-        server.arguments = [URL(fileURLWithPath: SignatureV4Tests.script).deletingLastPathComponent().appendingPathComponent("s3_auth_server.py").path]
-        let output = Pipe()
-        server.standardInput = input
-        server.standardOutput = output
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
-        store = try JSONDecoder().decode(Store.self, from: line)
-    }
-
-    deinit {
-        try? input.fileHandleForWriting.close()
-        server.waitUntilExit()
-    }
+    init() throws { moto = try MotoAuthServer() }
 
     /// A GET of the object's bytes 1000–1999 signed by `signer` (its headers changed by `tamper`): the status and the body.
     func get(_ signer: SignatureV4, tamper: (inout [(name: String, value: String)]) -> Void = { _ in }) -> (status: Int, body: [UInt8]) {
@@ -72,10 +41,7 @@ final class SignatureV4MotoTests {
         return (status, body.bytes)
     }
 
-    var expected: [UInt8] {
-        let hex = Array(store.body.utf8)
-        return (1000..<2000).map { UInt8(String(decoding: hex[2 * $0..<2 * $0 + 2], as: UTF8.self), radix: 16)! }
-    }
+    var expected: [UInt8] { Array(moto.body[1000..<2000]) }
 
     func signer(key: String, secret: String, token: String? = nil) -> SignatureV4 {
         SignatureV4(credentials: .init(accessKeyID: key, secretAccessKey: secret, sessionToken: token), region: "us-east-1")

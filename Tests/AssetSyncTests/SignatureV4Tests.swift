@@ -1,15 +1,13 @@
 import Foundation
 import Testing
+import AssetSyncModel
 @testable import AssetSyncTransfer
 
 /// AWS Signature Version 4 as assetsync signs S3 GETs, against botocore's own signer (the one the
 /// AWS CLI and boto3 use, from `make deps`'s `.build/moto`) on the same requests, and against the
 /// example of AWS's documentation.
 @Suite struct SignatureV4Tests {
-    static let python = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent(".build/moto/bin/python").path
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/sigv4_botocore.py").path
-    static let hasBotocore = FileManager.default.isExecutableFile(atPath: python)
+    static let script = MotoAuthServer.fixtures.appendingPathComponent("sigv4_botocore.py").path
 
     struct Case {
         var scheme = "http"
@@ -70,7 +68,7 @@ import Testing
         #expect(headers["x-amz-security-token"] == nil)
     }
 
-    @Test(.enabled(if: hasBotocore, "needs botocore, which `make deps` installs into .build/moto"))
+    @Test(.enabled(if: MotoAuthServer.isInstalled, "needs botocore, which `make deps` installs into .build/moto"))
     func everyRequestIsSignedAsBotocoreSignsIt() throws {
         let input = Self.cases.map { item -> [String: Any] in
             [
@@ -80,7 +78,7 @@ import Testing
             ]
         }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.python)
+        process.executableURL = URL(fileURLWithPath: MotoAuthServer.python)
         process.arguments = [Self.script]
         let stdin = Pipe()
         let stdout = Pipe()

@@ -7,8 +7,8 @@ only the first requests go unchecked: they make an IAM user with an access key a
 allows everything, a bucket "assets" with one object, and a role whose temporary credential (STS
 AssumeRole) carries a session token. It then
 sends requests with a wrong secret until moto refuses one (403), proving that every request after
-is checked. Prints one JSON line: the endpoint, both credentials, the key and the object's bytes
-as hex. Runs until standard input closes.
+is checked. Prints one JSON line: the endpoint, both credentials, the object's path, ETag and bytes
+(as hex). Runs until standard input closes.
 """
 import json
 import os
@@ -48,6 +48,7 @@ body = bytes((i * 7 + i // 256) % 256 for i in range(1 << 16))
 s3 = client("s3", key, secret)
 s3.create_bucket(Bucket="assets")
 s3.put_object(Bucket="assets", Key="dir/a b.bin", Body=body)
+etag = s3.head_object(Bucket="assets", Key="dir/a b.bin")["ETag"]
 trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]}
 role = iam.create_role(RoleName="reader", AssumeRolePolicyDocument=json.dumps(trust))["Role"]
 iam.put_role_policy(RoleName="reader", PolicyName="everything", PolicyDocument=json.dumps(policy))
@@ -66,7 +67,7 @@ else:
 print(json.dumps({
     "endpoint": endpoint, "key": key, "secret": secret,
     "temporary": {"key": temporary["AccessKeyId"], "secret": temporary["SecretAccessKey"], "token": temporary["SessionToken"]},
-    "object": "/assets/dir/a%20b.bin", "body": body.hex(),
+    "object": "/assets/dir/a%20b.bin", "etag": etag, "body": body.hex(),
 }), flush=True)
 sys.stdin.read()
 server.stop()
