@@ -64,6 +64,15 @@ import Testing
         #expect(upgrade.follow("https://a.example/x") == nil && !upgrade.sendsCredentials)  // another scheme is another origin
     }
 
+    @Test("a route is at its first origin, where a signature may go, until a hop leaves it, and never again after")
+    func signingStopsOnceARedirectLeavesTheOrigin() {
+        var route = route("http://127.0.0.1:9000/assets/a.bin")
+        #expect(route.atFirstOrigin)
+        #expect(route.follow("http://127.0.0.1:9000/assets/b.bin") == nil && route.atFirstOrigin)
+        #expect(route.follow("http://127.0.0.1:9001/assets/b.bin") == nil && !route.atFirstOrigin)
+        #expect(route.follow("http://127.0.0.1:9000/assets/a.bin") == nil && !route.atFirstOrigin)
+    }
+
     @Test("a URL outside the credential scope never carries them, redirected or not")
     func outsideTheScope() {
         var route = route("https://c.example/x", admitting: ["https://a.example/"])
