@@ -153,6 +153,7 @@ package final class Download {
            let signed = store.sign(route.url, range: request.range, headers: request.headers, at: WallClock.now()) {
             // Signed for this attempt: the date, the range and the version asked for change between attempts.
             easy.setRequest(route, options: options, extraHeaders: request.headers + signed.headers, url: signed.url)
+            decisions.signedAttempt = true
         } else {
             easy.setRequest(route, options: options, extraHeaders: request.headers)
         }
@@ -176,6 +177,9 @@ package final class Download {
         decisions.heard(count, at: clock())
         if !decisions.bodyAccepted {
             if decisions.skipsBody { return count }
+            if decisions.keepsRefusal {
+                return decisions.keepRefusal(UnsafeRawBufferPointer(start: buffer, count: count)) ? count : 0
+            }
             guard acceptResponse() else { return 0 }
         }
         let allowed = decisions.allowed(count, at: sink.offset)

@@ -64,7 +64,8 @@ extension DownloadDecisions {
             if RetryPolicy.isTransient(status: status) {
                 return transient("HTTP \(status)", status: status, retryAfter: head.retryAfterSeconds, offset: offset)
             }
-            return nextURL(Failure(isLocal: false, reason: "HTTP \(status)", httpStatus: status, url: currentURL), marks: nil)
+            let reason = keepsRefusal ? S3Refusal.reason(body: refusalBody) : "HTTP \(status)"
+            return nextURL(Failure(isLocal: false, reason: reason, httpStatus: status, url: currentURL), marks: nil)
         case .wrongContentRange(let answered)?:
             return rangeNotServed(
                 "a \(isSegment ? "range" : "resume") was answered with Content-Range \(QuotedValue.serverValue(answered))",

@@ -53,6 +53,10 @@ struct DownloadDecisions {
     var keepsHeldCopy = false
     var attemptStartOffset: Int64 = 0
     var liveness: Liveness
+    /// The attempt was signed for an object store (`TransferOptions.objectStore`).
+    var signedAttempt = false
+    /// The start of a signed attempt's 403 body, which says what the store refused (`S3Refusal`).
+    private(set) var refusalBody: [UInt8] = []
 
     /// What went wrong with one attempt, noted while its response arrives (in a callback) and
     /// acted on when the attempt ends (`conclude`).
@@ -121,6 +125,8 @@ struct DownloadDecisions {
         bodyAccepted = false
         failure = nil
         keepsHeldCopy = false
+        signedAttempt = false
+        refusalBody = []
         liveness = Liveness(silence: options.stallTimeout, minimumRate: liveness.minimumRate, window: options.speedTime, now: now)
     }
 
@@ -180,6 +186,15 @@ struct DownloadDecisions {
 
     /// A redirect's body is not the file: it is skipped.
     var skipsBody: Bool { (300..<400).contains(head.status) }
+
+    /// Whether the body is a signed request's refusal, kept (its start) to say what was refused.
+    var keepsRefusal: Bool { signedAttempt && head.status == 403 }
+
+    /// Keeps what fits of `bytes` of a refusal's body; false once the bound is reached.
+    mutating func keepRefusal(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        refusalBody += bytes.prefix(S3Refusal.bodyLimit - refusalBody.count)
+        return refusalBody.count < S3Refusal.bodyLimit
+    }
 
     /// Notes why the attempt's body is refused (a write error, a local error doing what a verdict said).
     mutating func refuse(_ failure: AttemptFailure) {

@@ -69,13 +69,21 @@ final class SignedDownloadTests {
     @Test func withoutASignatureTheServerRefuses() {
         let (result, _) = pull(into: MemorySink(expected: moto.body), access: nil)
         guard case .failed(let failure) = result?.outcome else { Issue.record("not refused: \(String(describing: result))"); return }
-        #expect(failure.reason.contains("403"), "\(failure.reason)")
+        // An unsigned request's refusal is not read: its body is the server's, not a store's diagnosis.
+        #expect(failure.reason == "HTTP 403", "\(failure.reason)")
     }
 
-    @Test func aWrongSecretIsRefusedByTheServer() {
+    @Test func aWrongSecretIsRefusedByTheServerAndSaidToBeTheSecret() {
         let (result, _) = pull(into: MemorySink(expected: moto.body), access: moto.access(secret: "wrong"))
         guard case .failed(let failure) = result?.outcome else { Issue.record("not refused: \(String(describing: result))"); return }
-        #expect(failure.reason.contains("403"), "\(failure.reason)")
+        #expect(failure.reason.hasPrefix("HTTP 403 SignatureDoesNotMatch: ") && failure.reason.contains("secret access key"), "\(failure.reason)")
+    }
+
+    @Test func anUnknownAccessKeyIsSaidToBeTheKey() {
+        let access = ObjectStoreAccess(endpoint: moto.store.endpoint, region: "us-east-1", credentials: .init(accessKeyID: "AKIANOSUCHKEY", secretAccessKey: "x"))
+        let (result, _) = pull(into: MemorySink(expected: moto.body), access: access)
+        guard case .failed(let failure) = result?.outcome else { Issue.record("not refused: \(String(describing: result))"); return }
+        #expect(failure.reason.hasPrefix("HTTP 403 InvalidAccessKeyId: "), "\(failure.reason)")
     }
 
     @Test func anotherOriginIsAskedUnsigned() {
