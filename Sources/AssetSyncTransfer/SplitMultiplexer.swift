@@ -29,7 +29,7 @@ final class SplitMultiplexer: TransferMultiplexer {
     func add(_ download: Download) {
         if download.group?.awaitingLead == false, onSecond.count < ownCount {
             onSecond.insert(ObjectIdentifier(download))
-            withMonitor { second.addHeld(download) }
+            exclusive { second.addHeld(download) }
         } else {
             ownCount += 1
             own.add(download)
@@ -42,7 +42,7 @@ final class SplitMultiplexer: TransferMultiplexer {
             own.remove(download)
             return
         }
-        withMonitor { second.removeHeld(download) }
+        exclusive { second.removeHeld(download) }
     }
 
     func perform() { own.perform() }
@@ -57,9 +57,7 @@ final class SplitMultiplexer: TransferMultiplexer {
 
     /// Runs `body` with the second thread's monitor held: at once when the engine holds it already,
     /// for the engine's steps nest (a stop's commits may stop the run again).
-    func exclusive<T>(_ body: () -> T) -> T { withMonitor(body) }
-
-    private func withMonitor<T>(_ body: () -> T) -> T {
+    func exclusive<T>(_ body: () -> T) -> T {
         if holding { return body() }
         return second.monitor.locked {
             holding = true

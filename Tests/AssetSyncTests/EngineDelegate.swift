@@ -14,9 +14,13 @@ final class EngineDelegate: TransferEngineDelegate {
     /// For each path, how many times its sink says its last bytes are still being written.
     var writesStillUnderWay: [String: Int] = [:]
 
+    /// A sink prepared for a request (one holding bytes to resume), used instead of a fresh one.
+    var preparedSink: ((TransferEngine.Request) -> MemorySink?)?
+
     init(bodies: [String: [UInt8]]) { self.bodies = bodies }
 
     func openSink(for request: TransferEngine.Request) throws(Failure) -> any DownloadSink {
+        if let prepared = preparedSink?(request) { return prepared }
         let sink = MemorySink(expected: bodies[request.entry.path] ?? [])
         sink.writesStillUnderWay = writesStillUnderWay[request.entry.path] ?? 0
         sinks[request.entry.path] = sink

@@ -13,40 +13,20 @@ final class SignedDownloadTests {
 
     init() throws { moto = try MotoAuthServer() }
 
-    /// Opens one prepared sink for the object.
-    final class ResumingDelegate: TransferEngineDelegate {
-        let inner: EngineDelegate
-        let sink: MemorySink
-        init(sink: MemorySink) {
-            self.sink = sink
-            inner = EngineDelegate(bodies: [:])
-        }
-        func openSink(for request: TransferEngine.Request) throws(Failure) -> any DownloadSink { sink }
-        func proven(_ download: Download) { inner.proven(download) }
-        var holdsProven: Bool { inner.holdsProven }
-        func settleProven(idle: Bool, force: Bool) -> (results: [FileResult], stopsTheRun: Bool)? { inner.settleProven(idle: idle, force: force) }
-        func takeProven() -> (committed: [FileResult], uncommitted: [Download]) { inner.takeProven() }
-        var steps: StepTimes { inner.steps }
-        func started(path: String, size: Int64, resumingAt offset: Int64, url: String) {}
-        func retrying(path: String, reason: String, after delay: Double) { inner.retrying(path: path, reason: reason, after: delay) }
-        func restarted(path: String, discarded: Int64, reason: String) { inner.restarted(path: path, discarded: discarded, reason: reason) }
-        func finished(_ result: FileResult) { inner.finished(result) }
-        func progress(_ snapshot: ProgressSnapshot) {}
-    }
-
     /// Pulls the object into `sink` with `access` (nil: unsigned): its result and the retries told.
     func pull(into sink: MemorySink, access: ObjectStoreAccess?, url: String? = nil) -> (result: FileResult?, lines: [String]) {
         var options = TransferOptions()
         options.objectStore = access
         options.retries = 0
         options.retryBaseDelay = 0.01
-        let delegate = ResumingDelegate(sink: sink)
+        let delegate = EngineDelegate(bodies: [:])
+        delegate.preparedSink = { _ in sink }
         let entry = ManifestEntry(path: "a b.bin", size: Int64(moto.body.count), crc32: 0)
         let engine = TransferEngine(
             requests: [.init(entry: entry, action: .new, sources: [DownloadSource(url: url ?? moto.store.endpoint + moto.store.object)])],
             options: options, delegate: delegate, wakeFD: -1, shouldStop: { false })
         _ = engine.run()
-        return (engine.results.first, delegate.inner.lines)
+        return (engine.results.first, delegate.lines)
     }
 
     @Test func aSignedDownloadGetsTheObject() {
