@@ -143,6 +143,9 @@ extension AssetSync {
     /// Whether this process may read the file at `path`.
     package static func isReadable(_ path: String) -> Bool { PathName.isReadable(path) }
 
+    /// The process's environment variables.
+    package static func processEnvironment() -> [String: String] { ProcessEnvironment.variables() }
+
     /// `path` made absolute against the working directory.
     package static func absolute(_ path: String) -> String { PathName.absolute(path) }
 

@@ -48,6 +48,7 @@ extension AssetSyncError {
         case .lockHeld(let error, _), .lockFailed(let error): self.init(error, "cannot lock the destination")
         case .reuseSource(let path): self = .invalid("reuse source \(QuotedValue.quote(path)) is not a directory that can be opened")
         case .cannotStart(let error): self.init(error, nil)
+        case .objectStore(let error): self.init(error, "the manifest names an S3 store whose settings cannot be used")
         case .notEnoughSpace(let shortfall, let root):
             self.init(
                 .localIO, "not enough free space in \(root): the pull needs \(ByteCount.human(shortfall.needed)), "

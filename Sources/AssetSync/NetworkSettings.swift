@@ -1,4 +1,4 @@
-/// How requests are made: parallelism, retries, rate, TLS, proxy and credentials.
+/// How requests are made: parallelism, retries, rate, TLS, proxy, credentials and the object store.
 public struct NetworkSettings: Sendable, Equatable {
     /// Transfers at once (1–64).
     public var jobs = 8
@@ -18,6 +18,8 @@ public struct NetworkSettings: Sendable, Equatable {
     public var caFile: String?
     /// An `http://` or `https://` proxy for every request.
     public var proxy: String?
+    /// The S3-compatible store `s3://` URLs are fetched from, with the key that signs its requests.
+    public var objectStorage = ObjectStorageSettings()
 
     /// The defaults: 8 transfers at once, 5 retries, no rate limit, no headers or netrc, the system's
     /// CA certificates, and no proxy but those the environment names (`http_proxy`, `https_proxy`, `no_proxy`).

@@ -27,6 +27,7 @@ struct RequestRun {
         asked.trustedKeyFiles = request.trustedKeyFiles
         asked.reuseFrom = request.reuseFrom
         asked.options = try options()
+        asked.objectStorage = request.network.objectStorage.request
         asked.verifyAll = request.verifyEverything
         if case .remove(let most) = request.extras { asked.deleteUpTo = max(0, most) }
         asked.lockWait = request.lockWaitSeconds
@@ -54,7 +55,7 @@ struct RequestRun {
         for host in network.credentialHosts where !options.credentialScope.admit(host: host) {
             throw .invalid("a credential host must be a host name or address, with an optional :port, not \(QuotedValue.quote(host))")
         }
-        if case .url(let url) = request.manifest { options.credentialScope.admit(originOf: url) }
+        if case .url(let url) = request.manifest, !URLRules.isObjectStoreURL(url) { options.credentialScope.admit(originOf: url) }
         return options
     }
 

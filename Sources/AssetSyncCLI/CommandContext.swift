@@ -29,21 +29,7 @@ package struct CommandContext: Sendable {
     /// The process's context: its standard descriptors, its environment and its signals
     /// (`Interruption.install` must have run).
     package static func process(console: Console) -> CommandContext {
-        CommandContext(console: console, input: STDIN_FILENO, environment: processEnvironment(), stop: Interruption.source)
-    }
-
-    /// The process's environment; of two entries with one name, the first counts, as for `getenv`.
-    private static func processEnvironment() -> [String: String] {
-        var variables: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "="), variables[String(text[..<equals])] == nil {
-                variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            entry += 1
-        }
-        return variables
+        CommandContext(console: console, input: STDIN_FILENO, environment: AssetSync.processEnvironment(), stop: Interruption.source)
     }
 }
 

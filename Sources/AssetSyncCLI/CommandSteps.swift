@@ -12,15 +12,18 @@ package enum CommandSteps {
         }
     }
 
-    /// Whether the manifest argument is a URL to fetch rather than a path.
+    /// Whether the manifest argument is a URL to fetch (http, https, or an object store's s3) rather than a path.
     package static func isURL(_ argument: String) -> Bool {
         let lower = argument.lowercased()
-        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://") || URLRules.isObjectStoreURL(lower)
     }
 
     /// The request every command that reads a manifest into DEST makes: the manifest argument ("-" is
-    /// standard input), `--dest`, `--trusted-key` and `--reuse-from`, fetched with `options`.
-    package static func request(_ arguments: ParsedArguments, options: TransferOptions, context: CommandContext) -> SyncRequest {
+    /// standard input), `--dest`, `--trusted-key`, `--reuse-from` and the S3 store's options,
+    /// fetched with `options`.
+    package static func request(
+        _ arguments: ParsedArguments, options: TransferOptions, command: String, context: CommandContext
+    ) throws(ExitStatus) -> SyncRequest {
         let source = arguments.arguments[0]
         let manifest: SyncRequest.ManifestSource =
             source == "-" ? .descriptor(context.input, name: "<stdin>") : isURL(source) ? .url(source) : .path(source)
@@ -28,6 +31,11 @@ package enum CommandSteps {
         request.trustedKeyFiles = arguments.values["--trusted-key"] ?? []
         request.reuseFrom = arguments.values["--reuse-from"] ?? []
         request.options = options
+        do {
+            request.objectStorage = try NetworkOptions.objectStorage(arguments, environment: context.environment, command: command)
+        } catch {
+            throw CommandLineTool.usageFailure(error, console: context.console)
+        }
         return request
     }
 }

@@ -56,11 +56,12 @@ package enum HelpText {
             USAGE: assetsync plan <manifest> [--dest <dir>] [--json] [--reuse-from <dir> ...]
                                   [--header <header> ...] [--netrc] [--auth-host <host> ...]
                                   [--cacert <file>] [--proxy <url>] [--speed-limit <rate>]
-                                  [--speed-time <seconds>] [--trusted-key <file> ...]
+                                  [--speed-time <seconds>] [--endpoint-url <url>] [--region <region>]
+                                  [--profile <name>] [--addressing-style auto|path|virtual] [--trusted-key <file> ...]
 
             ARGUMENTS:
-              <manifest>              The manifest: a file path, - for standard input, or an
-                                      http(s) URL.
+              <manifest>              The manifest: a file path, - for standard input, an
+                                      http(s) URL, or s3://BUCKET/KEY in an S3-compatible store.
 
             OPTIONS:
               --dest <dir>            The cache directory. (default: the current directory)
@@ -109,11 +110,12 @@ package enum HelpText {
                                   [--limit-rate <rate>] [--lock-wait <seconds>] [--splay <seconds>]
                                   [--metrics-file <path>] [--reuse-from <dir> ...] [--header <header> ...] [--netrc]
                                   [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] [--speed-limit <rate>]
-                                  [--speed-time <seconds>] [--trusted-key <file> ...]
+                                  [--speed-time <seconds>] [--endpoint-url <url>] [--region <region>] [--profile <name>]
+                                  [--addressing-style auto|path|virtual] [--trusted-key <file> ...]
 
             ARGUMENTS:
-              <manifest>              The manifest: a file path, - for standard input, or an
-                                      http(s) URL.
+              <manifest>              The manifest: a file path, - for standard input, an
+                                      http(s) URL, or s3://BUCKET/KEY in an S3-compatible store.
 
             OPTIONS:
               --dest <dir>            The cache directory. (default: the current directory)
@@ -193,11 +195,12 @@ package enum HelpText {
             USAGE: assetsync verify <manifest> [--dest <dir>] [--repair] [--json] [--lock-wait <seconds>]
                                     [--header <header> ...] [--netrc] [--auth-host <host> ...]
                                     [--cacert <file>] [--proxy <url>] [--speed-limit <rate>]
-                                    [--speed-time <seconds>] [--trusted-key <file> ...]
+                                    [--speed-time <seconds>] [--endpoint-url <url>] [--region <region>]
+                                    [--profile <name>] [--addressing-style auto|path|virtual] [--trusted-key <file> ...]
 
             ARGUMENTS:
-              <manifest>              The manifest: a file path, - for standard input, or an
-                                      http(s) URL.
+              <manifest>              The manifest: a file path, - for standard input, an
+                                      http(s) URL, or s3://BUCKET/KEY in an S3-compatible store.
 
             OPTIONS:
               --dest <dir>            The cache directory. (default: the current directory)

@@ -7,11 +7,13 @@ package enum NetworkOptions {
     package static let valueOptions = [
         "--header": "<header>", "--auth-host": "<host>", "--cacert": "<file>", "--proxy": "<url>",
         "--speed-limit": "<rate>", "--speed-time": "<seconds>",
+        "--endpoint-url": "<url>", "--region": "<region>", "--profile": "<name>", "--addressing-style": "auto|path|virtual",
     ]
     package static let flags = ["--netrc"]
     package static let repeatable: Set<String> = ["--header", "--auth-host"]
     package static let usage = "[--header <header> ...] [--netrc] [--auth-host <host> ...] [--cacert <file>] [--proxy <url>] "
-        + "[--speed-limit <rate>] [--speed-time <seconds>]"
+        + "[--speed-limit <rate>] [--speed-time <seconds>] [--endpoint-url <url>] [--region <region>] [--profile <name>] "
+        + "[--addressing-style auto|path|virtual]"
     /// The lines of the OPTIONS section of each command's help.
     package static let help = """
           --header <header>       An extra request header, 'Name: value'; may be repeated.
@@ -29,6 +31,19 @@ package enum NetworkOptions {
                                   (default: 100 bytes per second)
           --speed-time <seconds>  The window --speed-limit is averaged over, 1 to 3600.
                                   (default: 60)
+          --endpoint-url <url>    The S3-compatible store s3:// URLs are fetched from, whose
+                                  requests are signed: MinIO, R2, GCS, Ceph. (default:
+                                  AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's
+                                  endpoint_url, else AWS's endpoint of the region)
+          --region <region>       The store's region, named in signatures. (default:
+                                  AWS_REGION, AWS_DEFAULT_REGION, the profile's, else us-east-1)
+          --profile <name>        The profile of ~/.aws/credentials and ~/.aws/config that
+                                  holds the store's key and settings. (default: AWS_PROFILE,
+                                  else default)
+          --addressing-style auto|path|virtual
+                                  How a request names the bucket: path (https://host/BUCKET/KEY),
+                                  virtual (https://BUCKET.host/KEY), or auto: virtual for AWS,
+                                  path for another endpoint. (default: the profile's, else auto)
         """
 
     package static let speedLimit = NumericSetting(source: .option("--speed-limit"), kind: .byteRate, range: 0...Double(1 << 40))
@@ -61,7 +76,7 @@ package enum NetworkOptions {
                     command: command)
             }
         }
-        if let source = arguments.arguments.first, CommandSteps.isURL(source) {
+        if let source = arguments.arguments.first, CommandSteps.isURL(source), !URLRules.isObjectStoreURL(source) {
             options.credentialScope.admit(originOf: source)
         } else if options.credentialScope.isEmpty, !options.headers.isEmpty || arguments.flags.contains("--netrc") {
             throw UsageError(
@@ -89,5 +104,24 @@ package enum NetworkOptions {
             options.segmentThreshold = Int64(bytes)
         }
         return options
+    }
+
+    /// The S3 store settings these options give over `environment`'s; resolved only if a manifest names a store.
+    package static func objectStorage(_ arguments: ParsedArguments, environment: [String: String], command: String) throws(UsageError) -> ObjectStorageRequest {
+        var storage = ObjectStorageRequest()
+        storage.environment = environment
+        storage.endpoint = arguments.value("--endpoint-url")
+        storage.region = arguments.value("--region")
+        storage.profile = arguments.value("--profile")
+        if let style = arguments.value("--addressing-style") {
+            guard let known = S3AddressingStyle(rawValue: style) else {
+                throw UsageError(message: "'--addressing-style' must be auto, path or virtual, not \(QuotedValue.quote(style))", command: command)
+            }
+            storage.addressingStyle = known
+        }
+        for (option, value) in [("--region", storage.region), ("--profile", storage.profile)] where value?.isEmpty == true {
+            throw UsageError(message: "'\(option)' must not be empty", command: command)
+        }
+        return storage
     }
 }

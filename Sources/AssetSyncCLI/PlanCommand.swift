@@ -5,7 +5,7 @@ package enum PlanCommand {
     package static func run(_ arguments: ParsedArguments, context: CommandContext) throws(ExitStatus) {
         let console = context.console
         let options = try CommandSteps.networkOptions(arguments, command: "plan", context: context)
-        var request = CommandSteps.request(arguments, options: options, context: context)
+        var request = try CommandSteps.request(arguments, options: options, command: "plan", context: context)
         request.verifyAll = arguments.flags.contains("--verify")
         let planned: PlanResult
         do {

@@ -35,7 +35,7 @@ package enum PullCommand {
             throw CommandLineTool.usageFailure(error, console: console)
         }
         if arguments.flags.contains("--dry-run") { return try PlanCommand.run(arguments, context: context) }
-        var request = CommandSteps.request(arguments, options: options, context: context)
+        var request = try CommandSteps.request(arguments, options: options, command: command, context: context)
         do throws(UsageError) {
             let (atomic, plain) = (arguments.flags.contains("--atomic"), arguments.flags.contains("--no-atomic"))
             if atomic, plain { throw UsageError(message: "'--atomic' and '--no-atomic' exclude each other", command: command) }

@@ -51,6 +51,10 @@ package struct RunFailureReport {
             return usage("'--reuse-from \(path)': not a directory that can be opened")
         case .cannotStart(let error):
             return console.failed("\(error.message).\n", error.kind)
+        case .objectStore(let error):
+            return console.failed(
+                "the manifest names an S3 store, but its settings cannot be used: \(error.message). "
+                    + "Fix them, or give --endpoint-url, --region and --profile. Nothing was downloaded.\n", error.kind)
         case .notEnoughSpace(let shortfall, let root):
             return console.failed(
                 "not enough free space in \(root): the pull needs \(ByteCount.human(shortfall.needed)) "

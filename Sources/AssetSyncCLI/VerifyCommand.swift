@@ -12,7 +12,7 @@ package enum VerifyCommand {
         }
         let console = context.console
         let options = try CommandSteps.networkOptions(arguments, command: "verify", context: context)
-        var request = CommandSteps.request(arguments, options: options, context: context)
+        var request = try CommandSteps.request(arguments, options: options, command: "verify", context: context)
         switch Waits.parse(arguments, environment: context.environment, command: "verify") {
         case .success(let waits): request.lockWait = waits.lockWait
         case .failure(let error): throw CommandLineTool.usageFailure(error, console: console)

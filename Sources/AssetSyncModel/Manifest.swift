@@ -54,6 +54,15 @@ package struct Manifest: Equatable, Sendable {
         return sources.filter { seen.insert(URLRules.normalized($0.url) ?? $0.url).inserted }
     }
 
+    /// Whether any URL of the manifest is an object store's (`s3://`): its base, a mirror base, an
+    /// entry's url or one of its mirrors.
+    package var namesObjectStore: Bool {
+        ([base].compactMap { $0 } + mirrors).contains(where: URLRules.isObjectStoreURL)
+            || entries.contains { entry in
+                entry.url.map(URLRules.isObjectStoreURL) == true || entry.mirrors.contains(where: URLRules.isObjectStoreURL)
+            }
+    }
+
     /// The sum of every entry's size.
     package var totalBytes: Int64 { entries.lazy.map(\.size).saturatingSum() }
 }

@@ -39,6 +39,9 @@ package enum PullRunFailure: Error {
     case lockHeld(any ExplainedError, wait: Double)
     /// The lock could not be taken.
     case lockFailed(any ExplainedError)
+    /// The manifest names an S3-compatible store whose settings cannot be used (a profile neither
+    /// shared file has, half a key pair, an endpoint that is no URL); nothing was asked of it.
+    case objectStore(any ExplainedError)
     /// A source to reuse files from is not a directory that can be opened.
     case reuseSource(String)
     /// The pull could not scan the destination, or read or write its state index (the error says which, and what to do).

@@ -34,6 +34,8 @@ package struct SyncRequest: Sendable {
     /// Other caches whose files may be copied instead of downloaded.
     package var reuseFrom: [String] = []
     package var options = TransferOptions()
+    /// The S3-compatible store settings, resolved into `options.objectStore` when the manifest names a store.
+    package var objectStorage = ObjectStorageRequest()
     /// Read and prove every present file again, whatever the state index says.
     package var verifyAll = false
     /// Remove extras, at most this many.

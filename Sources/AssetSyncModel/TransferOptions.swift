@@ -10,7 +10,8 @@ package struct TransferOptions: Sendable {
     /// and never to another origin after a redirect.
     package var headers: [String] = []
     package var useNetrc = false
-    /// An S3-compatible endpoint whose requests are signed (`SignatureV4`); nil: none.
+    /// The S3-compatible store `s3://` URLs are fetched from, and whose requests are signed
+    /// (`SignatureV4`); nil: none (an `s3://` URL then goes to AWS, unsigned).
     package var objectStore: ObjectStoreAccess?
     /// Where `headers` and netrc credentials may go; empty: nowhere.
     package var credentialScope = CredentialScope()

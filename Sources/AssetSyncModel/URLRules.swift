@@ -1,5 +1,6 @@
-/// What a manifest URL may be (absolute http/https, or a reference relative
-/// to `base`), how a relative one is resolved, and how a path becomes a URL.
+/// What a manifest URL may be (absolute http/https, `s3://BUCKET/KEY` for an object in an
+/// S3-compatible store, or a reference relative to `base`), how a relative one is resolved, and
+/// how a path becomes a URL.
 package enum URLRules {
     package static let maximumBytes = 8192
 
@@ -74,10 +75,12 @@ package enum URLRules {
     }
 
     /// The scheme, host and port of an absolute URL, lowercased, with the scheme's default port
-    /// when none is given: `https://cdn.example.com:443`. A URL that does not parse is its own origin.
+    /// when none is given: `https://cdn.example.com:443`; for an object store's URL, its bucket
+    /// (`s3://assets`). A URL that does not parse is its own origin.
     package static func origin(of url: String) -> String {
         guard let parts = try? parse(url, field: "url") else { return url }
         let authority = parts.authority.lowercased()
+        if parts.scheme == "s3" { return "s3://" + authority }
         let hasPort = authority.last != "]" && authority.contains(":")
         return parts.scheme + "://" + authority + (hasPort ? "" : parts.scheme == "https" ? ":443" : ":80")
     }
@@ -89,7 +92,7 @@ package enum URLRules {
     /// removed (after that decoding: `%2E%2E` is `..`), an empty path as `/`. The fragment is left
     /// out: it is never sent, so it cannot make two requests differ. What stays apart is what a
     /// server may tell apart: the path's case, an encoded reserved character (`%2F` is not `/`),
-    /// the query. Nil when `url` is not an absolute http(s) URL.
+    /// the query. Nil when `url` is not an absolute http(s) or s3 URL.
     package static func normalized(_ url: String) -> String? {
         guard let parts = try? parse(url, field: "url") else { return nil }
         var authority = Substring(parts.authority)
@@ -229,13 +232,35 @@ package enum URLRules {
         return true
     }
 
+    /// Whether `scheme` is s3, in any case.
+    private static func isS3(_ scheme: UnsafeBufferPointer<UInt8>) -> Bool {
+        scheme.count == 2 && scheme[0] | 0x20 == UInt8(ascii: "s") && scheme[1] == UInt8(ascii: "3")
+    }
+
+    /// Whether `url` names an object in an S3-compatible store (`s3://BUCKET/KEY`), which a request
+    /// reaches only through the store's endpoint.
+    package static func isObjectStoreURL(_ url: some StringProtocol) -> Bool {
+        url.utf8.count > 5 && url.utf8.prefix(5).map { $0 | 0x20 }.elementsEqual("s3://".utf8.map { $0 | 0x20 })
+    }
+
+    /// A bucket name as S3 allows one: 3 to 63 lowercase letters, digits, dots and hyphens,
+    /// starting and ending with a letter or digit.
+    package static func isBucketName(_ name: some Collection<UInt8>) -> Bool {
+        func alphanumeric(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+        guard (3...63).contains(name.count), let first = name.first, alphanumeric(first), name.reversed().first.map(alphanumeric) == true
+        else { return false }
+        return name.allSatisfy { alphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+    }
+
     package static func parse(_ text: String, field: String) throws(RuleViolation) -> Parts {
         let (scheme, authority, remainder) = try split(text, field: field)
         let (path, rest) = splitPath(String(remainder))
         return Parts(scheme: scheme.lowercased(), authority: String(authority), path: path.isEmpty ? "/" : path, rest: rest)
     }
 
-    /// Checks an absolute http(s) URL and returns its scheme, authority and the rest, without copying.
+    /// Checks an absolute http(s) or s3 URL and returns its scheme, authority and the rest, without copying.
     private static func split(
         _ text: String, field: String
     ) throws(RuleViolation) -> (scheme: Substring, authority: Substring, rest: Substring) {
@@ -263,7 +288,8 @@ package enum URLRules {
         }
         let scheme = UnsafeBufferPointer(rebasing: bytes[..<schemeEnd])
         var schemeText: String { String(decoding: scheme, as: UTF8.self) }
-        guard isHTTP(scheme) else { return broken("must use http or https, not \(schemeText)") }
+        let isObjectStore = isS3(scheme)
+        guard isHTTP(scheme) || isObjectStore else { return broken("must use http, https or s3, not \(schemeText)") }
         let afterScheme = schemeEnd + 1
         guard bytes.count >= afterScheme + 2, bytes[afterScheme] == UInt8(ascii: "/"), bytes[afterScheme + 1] == UInt8(ascii: "/") else {
             return broken("must have a host (\(schemeText.lowercased())://host/…)")
@@ -276,6 +302,13 @@ package enum URLRules {
         let authority = UnsafeBufferPointer(rebasing: bytes[start..<end])
         guard !authority.contains(UInt8(ascii: "@")) else {
             return broken("must not carry credentials", remedy: .credentialsOutsideTheURL)
+        }
+        if isObjectStore {
+            // The store's endpoint, region and credentials come from its settings, never from the URL.
+            guard isBucketName(authority) else {
+                return broken("must name a bucket (s3://BUCKET/KEY: 3 to 63 lowercase letters, digits, dots and hyphens)")
+            }
+            return .success(start..<end)
         }
         var hostEnd = authority.count
         var portStart: Int?

@@ -110,7 +110,8 @@ extension PullRun {
 
     /// Fetches `url` into `root`'s copy of `file` (conditionally), or into a temporary file with no `root`.
     private func fetch(_ url: String, _ file: PullRunFailure.FetchedFile, into root: CacheRoot?) throws(PullRunFailure) -> FetchedCopy {
-        do { return try fetched(url, file, into: root) } catch {
+        let options = try transferOptions(namesStore: URLRules.isObjectStoreURL(url))
+        do { return try fetched(url, file, into: root, options: options) } catch {
             if effects.stop.isRequested() { throw .interrupted }
             throw .fetch(url: url, file, error)
         }
@@ -119,8 +120,9 @@ extension PullRun {
     /// As `fetch` for a manifest's signature, but nil when there is none (404 or 410); an answer too
     /// long to be a signature is a refusal.
     private func fetchSignature(_ url: String, into root: CacheRoot?) throws(PullRunFailure) -> FetchedCopy? {
+        let options = try transferOptions(namesStore: URLRules.isObjectStoreURL(url))
         do {
-            return try fetched(url, .signature, into: root)
+            return try fetched(url, .signature, into: root, options: options)
         } catch {
             if effects.stop.isRequested() { throw .interrupted }
             if error.status == 404 || error.status == 410 { return nil }
@@ -131,7 +133,9 @@ extension PullRun {
         }
     }
 
-    private func fetched(_ url: String, _ file: PullRunFailure.FetchedFile, into root: CacheRoot?) throws(ManifestFetcher.Failure) -> FetchedCopy {
+    private func fetched(
+        _ url: String, _ file: PullRunFailure.FetchedFile, into root: CacheRoot?, options: TransferOptions
+    ) throws(ManifestFetcher.Failure) -> FetchedCopy {
         let (name, sizeLimit) = switch file {
         case .manifest: (ManifestCopy.fileName, Manifest.sizeLimit)
         case .signature: (ManifestCopy.signatureName, Int64(MinisignSignature.fileSizeLimit))
@@ -147,7 +151,7 @@ extension PullRun {
             }
             destination = ManifestFile(path: temporary.path)
         }
-        let fetched = try ManifestFetcher(options: request.options, sizeLimit: sizeLimit, stop: effects.stop, transport: effects.transport, clock: effects.clock)
+        let fetched = try ManifestFetcher(options: options, sizeLimit: sizeLimit, stop: effects.stop, transport: effects.transport, clock: effects.clock)
             .fetch(url, into: destination)
         return FetchedCopy(path: fetched.path, temporary: temporary)
     }

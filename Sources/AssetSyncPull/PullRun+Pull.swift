@@ -68,11 +68,12 @@ extension PullRun {
             throw error
         }
         let reuseFrom = (generations?.store.reuseSources() ?? []) + (try reuseSources())
+        let options = try transferOptions(namesStore: loaded.manifest.namesObjectStore)
         let started = effects.clock()
         let outcome: PullOutcome
         do {
             outcome = try PullSession(
-                manifest: loaded.manifest, root: root, options: request.options, events: events, stop: effects.stop, clock: effects.clock,
+                manifest: loaded.manifest, root: root, options: options, events: events, stop: effects.stop, clock: effects.clock,
                 transport: effects.transport, reuseFrom: reuseFrom
             ).run(verifyAll: request.verifyAll, deleteUpTo: request.deleteUpTo, walk: walk, index: generations?.store.takeBuildIndex())
         } catch {

@@ -222,7 +222,7 @@ extension DownloadDecisions {
     mutating func moveTo(_ index: Int) {
         urlIndex = index
         asked.insert(index)
-        route = RequestRoute(sources[index].url, scope: options.credentialScope)
+        route = RequestRoute(sources[index].url, options: options)
         attemptsOnURL = 0
     }
 

@@ -110,7 +110,7 @@ struct DownloadDecisions {
         self.record = record
         urlIndex = sources.firstIndex { !health.isBad($0) } ?? 0
         asked = [urlIndex]
-        route = RequestRoute(sources[urlIndex].url, scope: options.credentialScope)
+        route = RequestRoute(sources[urlIndex].url, options: options)
         liveness = Liveness(silence: options.stallTimeout, minimumRate: options.speedLimit, window: options.speedTime, now: 0)
     }
 

@@ -4,9 +4,9 @@ extension ObjectStoreAccess {
     /// The signature headers for a GET of `url` at `seconds` since the epoch, signing its `Range`
     /// (`range`, as libcurl sends it: `bytes=` and the value) and its `If-Range` among `headers`
     /// ("Name: value"); and the URL to send, its path and query spelled as they were signed. Nil
-    /// when `url` does not parse.
+    /// when `url` does not parse or there is no key.
     func sign(_ url: String, range: String?, headers: [String], at seconds: Int64) -> (url: String, headers: [String])? {
-        guard let parts = try? URLRules.parse(url, field: "url") else { return nil }
+        guard let credentials, let parts = try? URLRules.parse(url, field: "url") else { return nil }
         let query = parts.rest.prefix { $0 != "#" }.dropFirst()
         let items: [(name: String, value: String)] = query.isEmpty ? [] : query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
             let name = pair.prefix { $0 != "=" }
@@ -27,7 +27,7 @@ extension ObjectStoreAccess {
     }
 
     /// `text` with its `%XX` triplets decoded (an invalid one kept as it is).
-    private static func decoded(_ text: Substring) -> String {
+    static func decoded(_ text: Substring) -> String {
         var bytes: [UInt8] = []
         var rest = Array(text.utf8)[...]
         while let byte = rest.popFirst() {

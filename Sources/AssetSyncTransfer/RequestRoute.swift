@@ -1,7 +1,7 @@
 import AssetSyncModel
-/// Where a request goes now: the URL asked for, moved along the redirects followed under
-/// `RedirectRule`, and whether it may still carry the user's credentials (within their
-/// scope, and never past a hop that leaves the origin asked for).
+/// Where a request goes now: the URL asked for (an `s3://` one at its store's endpoint), moved
+/// along the redirects followed under `RedirectRule`, and whether it may still carry the user's
+/// credentials (within their scope, and never past a hop that leaves the origin asked for).
 struct RequestRoute {
     private(set) var url: String
     private(set) var hops = 0
@@ -9,9 +9,10 @@ struct RequestRoute {
     /// No hop has left the origin of the URL first asked: a signed request may still be signed.
     private(set) var atFirstOrigin = true
 
-    init(_ url: String, scope: CredentialScope) {
-        self.url = url
-        sendsCredentials = scope.admits(url)
+    init(_ url: String, options: TransferOptions) {
+        let store = options.objectStore ?? ObjectStoreAccess(endpoint: nil, credentials: nil)
+        self.url = S3Location.requestURL(for: url, at: store) ?? url
+        sendsCredentials = options.credentialScope.admits(self.url)
     }
 
     /// Follows a redirect to `location`; the refusal when the rules forbid the hop.

@@ -9,21 +9,13 @@ import AssetSyncSystem
 /// `~/.aws/config`; in the config file a profile is `[profile NAME]`, the default `[default]`).
 /// Command-line options, applied by the caller, override all of it.
 package struct S3Settings: Equatable, Sendable {
-    /// How a bucket is named in a request: in the path (`https://host/BUCKET/KEY`, what MinIO and
-    /// most local stores need), or in the host (`https://BUCKET.host/KEY`, AWS's own style).
-    package enum AddressingStyle: String, Sendable {
-        case auto
-        case path
-        case virtual
-    }
-
     /// Nil when no credentials were found: requests then go unsigned, as to a public bucket.
     package var credentials: AWSCredentials?
     /// Nil when none was set; the caller decides (AWS's default is `us-east-1`).
     package var region: String?
     /// The store's endpoint, as `https://host[:port]`; nil for AWS's own.
     package var endpoint: String?
-    package var addressingStyle: AddressingStyle = .auto
+    package var addressingStyle = S3AddressingStyle.auto
     /// The profile read.
     package var profile: String
 
@@ -31,6 +23,24 @@ package struct S3Settings: Equatable, Sendable {
     package struct Failure: ExplainedError, CustomStringConvertible, Equatable {
         package var description: String
         package var kind: ErrorKind { .invalidInput }
+    }
+
+    /// The store `request` describes: the values it gives, over those of its environment and of the
+    /// profile it or the environment names (`profile` stands for `AWS_PROFILE`).
+    package static func access(for request: ObjectStorageRequest) throws(Failure) -> ObjectStoreAccess {
+        var environment = request.environment
+        if let profile = request.profile { environment["AWS_PROFILE"] = profile }
+        let settings = try resolve(environment: environment)
+        let endpoint = request.endpoint ?? settings.endpoint
+        if let endpoint {
+            let parts = try? URLRules.parse(endpoint, field: "endpoint")
+            guard let parts, parts.scheme != "s3", parts.rest.isEmpty else {
+                throw Failure(description: "the S3 endpoint must be an http or https URL with no query, not \(QuotedValue.quote(endpoint))")
+            }
+        }
+        return ObjectStoreAccess(
+            endpoint: endpoint, region: request.region ?? settings.region ?? "us-east-1",
+            addressingStyle: request.addressingStyle ?? settings.addressingStyle, credentials: request.credentials ?? settings.credentials)
     }
 
     /// Resolves the settings from `environment` and the shared files on disk.
@@ -54,7 +64,7 @@ package struct S3Settings: Equatable, Sendable {
         let credentialsSection = shared?.sections[profile]
         if set("AWS_PROFILE") != nil, configSection == nil, credentialsSection == nil {
             throw Failure(description: """
-                the AWS profile \(QuotedValue.quote(profile)) that AWS_PROFILE names is in neither \
+                the AWS profile \(QuotedValue.quote(profile)) is in neither \
                 \(QuotedValue.quote(credentialsPath)) nor \(QuotedValue.quote(configPath))
                 """)
         }
@@ -75,7 +85,7 @@ package struct S3Settings: Equatable, Sendable {
         settings.endpoint = set("AWS_ENDPOINT_URL_S3") ?? set("AWS_ENDPOINT_URL")
             ?? configSection?.nested["s3"]?["endpoint_url"] ?? configSection?.values["endpoint_url"]
         if let style = configSection?.nested["s3"]?["addressing_style"] {
-            guard let known = AddressingStyle(rawValue: style) else {
+            guard let known = S3AddressingStyle(rawValue: style) else {
                 throw Failure(description: """
                     s3's addressing_style in profile \(QuotedValue.quote(profile)) of \(QuotedValue.quote(configPath)) \
                     must be auto, path or virtual, not \(QuotedValue.quote(style))

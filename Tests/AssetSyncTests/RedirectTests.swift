@@ -6,9 +6,9 @@ import Testing
 /// alike: a refused hop leaves the route where it was.
 @Suite struct RedirectTests {
     private func route(_ url: String, admitting origins: [String] = []) -> RequestRoute {
-        var scope = CredentialScope()
-        for origin in origins { scope.admit(originOf: origin) }
-        return RequestRoute(url, scope: scope)
+        var options = TransferOptions()
+        for origin in origins { options.credentialScope.admit(originOf: origin) }
+        return RequestRoute(url, options: options)
     }
 
     @Test("http to https is followed, and so is https to https on another path")

@@ -86,7 +86,7 @@ import AssetSyncModel
 
     @Test func aProfileThatNeitherFileHasIsRefusedByName() {
         #expect(throws: S3Settings.Failure(description: """
-            the AWS profile "nope" that AWS_PROFILE names is in neither "/home/u/.aws/credentials" nor "/home/u/.aws/config"
+            the AWS profile "nope" is in neither "/home/u/.aws/credentials" nor "/home/u/.aws/config"
             """)) { try Self.resolve(["AWS_PROFILE": "nope"]) }
     }
 

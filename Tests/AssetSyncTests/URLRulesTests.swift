@@ -22,10 +22,31 @@ import Testing
         #expect(try URLRules.check("packs/a.zip", field: "url") == ("packs/a.zip", false))
     }
 
+    @Test func anObjectStoresURLNamesABucketAndResolvesAsAnyOther() throws {
+        #expect(try URLRules.check("s3://assets/dir/a%20b.bin", field: "url").isAbsolute)
+        #expect(try URLRules.resolve("dir/a.bin", against: "s3://assets/v2/", field: "url") == "s3://assets/v2/dir/a.bin")
+        #expect(URLRules.origin(of: "S3://assets/dir/a.bin") == "s3://assets")
+        #expect(URLRules.isObjectStoreURL("S3://assets/a") && !URLRules.isObjectStoreURL("s3:/assets") && !URLRules.isObjectStoreURL("https://s3/a"))
+        let manifest = Manifest(base: "https://cdn.example/", entries: [ManifestEntry(path: "a", size: 1, crc32: 1, mirrors: ["s3://assets/a"])])
+        #expect(manifest.namesObjectStore && !Manifest(base: "https://cdn.example/", entries: []).namesObjectStore)
+    }
+
     @Test(arguments: [
-        ("ftp://example.com/a", "url must use http or https, not ftp"),
-        ("file:///etc/passwd", "url must use http or https, not file"),
-        ("javascript:alert(1)", "url must use http or https, not javascript"),
+        ("s3://as/k", "url must name a bucket (s3://BUCKET/KEY: 3 to 63 lowercase letters, digits, dots and hyphens)"),
+        ("s3://Assets/k", "url must name a bucket (s3://BUCKET/KEY: 3 to 63 lowercase letters, digits, dots and hyphens)"),
+        ("s3://assets:9000/k", "url must name a bucket (s3://BUCKET/KEY: 3 to 63 lowercase letters, digits, dots and hyphens)"),
+        ("s3://key:secret@assets/k", "url must not carry credentials"),
+    ])
+    func anObjectStoresURLCarriesNothingButABucketAndAKey(_ url: String, _ problem: String) {
+        #expect(throws: RuleViolation(problem, value: QuotedValue.quote(url), remedy: url.contains("@") ? .credentialsOutsideTheURL : nil)) {
+            try URLRules.check(url, field: "url")
+        }
+    }
+
+    @Test(arguments: [
+        ("ftp://example.com/a", "url must use http, https or s3, not ftp"),
+        ("file:///etc/passwd", "url must use http, https or s3, not file"),
+        ("javascript:alert(1)", "url must use http, https or s3, not javascript"),
         ("https://example.com/a\r\nX-Injected: 1", "url must not contain spaces or control characters (such as CR or LF)"),
         ("https://example.com/a b", "url must not contain spaces or control characters (such as CR or LF)"),
         ("https://example.com/é", "url must be ASCII; percent-encode other characters"),

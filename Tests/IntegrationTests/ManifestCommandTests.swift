@@ -70,7 +70,7 @@ import TestSupport
             + "Rename it, or move it out of \"\(sandbox.served.path)\".\n")
         let base = try AssetSyncBinary.run(["manifest", sandbox.served.path, "--base", "file:///etc/"])
         #expect(base.status == 2)
-        #expect(base.stderr.hasPrefix("Error: Invalid '--base': base must use http or https, not file: \"file:///etc/\"\n"))
+        #expect(base.stderr.hasPrefix("Error: Invalid '--base': base must use http, https or s3, not file: \"file:///etc/\"\n"))
         let missing = try AssetSyncBinary.run(["manifest", sandbox.served.path])
         #expect(missing.status == 2)
         #expect(missing.stderr.hasPrefix("Error: Missing '--base <url>': each file is fetched at base + its path\n"))

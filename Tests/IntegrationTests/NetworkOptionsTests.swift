@@ -36,6 +36,30 @@ import TestSupport
         #expect(nginx.waitForAccessLog(count: 6).filter { $0.path == "/private/manifest.json" }.map(\.status) == [403, 200, 200, 403, 304])
     }
 
+    /// The S3 options are checked as options are; the store's settings only once a manifest names
+    /// the store, and then a profile that is nowhere stops the run before any request.
+    @Test func theObjectStoreSettingsAreCheckedWhenAManifestNamesTheStore() throws {
+        let sandbox = try Sandbox()
+        let home = ["HOME": sandbox.root.path, "AWS_PROFILE": ""]
+        let style = try AssetSyncBinary.run(["plan", "s3://assets/m.json", "--addressing-style", "sideways"], environment: home)
+        #expect(style.status == 2)
+        #expect(style.stderr.hasPrefix("Error: '--addressing-style' must be auto, path or virtual, not \"sideways\"\n"), "\(style.stderr)")
+
+        let profile = try AssetSyncBinary.run(["pull", "s3://assets/m.json", "--dest", sandbox.dest, "--profile", "nosuch"], environment: home)
+        #expect(profile.status == 2, "\(profile.stderr)")
+        #expect(profile.stderr == """
+            Error: the manifest names an S3 store, but its settings cannot be used: the AWS profile "nosuch" is in neither \
+            "\(sandbox.root.path)/.aws/credentials" nor "\(sandbox.root.path)/.aws/config". Fix them, or give --endpoint-url, \
+            --region and --profile. Nothing was downloaded.
+
+            """, "\(profile.stderr)")
+
+        // A manifest naming no store reads no AWS setting: the same profile is never looked for.
+        try sandbox.serve("a.bin", Data("a".utf8))
+        let local = try AssetSyncBinary.run(["plan", sandbox.manifest(base: "http://127.0.0.1:9/"), "--dest", sandbox.dest, "--profile", "nosuch"], environment: home)
+        #expect(local.status == 0, "\(local.stderr)")
+    }
+
     @Test("verify --repair trusts --cacert against an HTTPS server")
     func verifyRepairTakesCacert() throws {
         let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(3000), "b/c.bin": PullNginxTests.random(100)])

@@ -6,7 +6,9 @@ import TestSupport
 /// `make deps` into `.build/moto`), with an nginx in front that forwards every request unchanged
 /// and logs it in the harness format, so that a test sees the request target and the Range and
 /// If-Range headers exactly as assetsync sent them. Objects are put with boto3
-/// (`Fixtures/s3_fixture.py`) and fetched through presigned GET URLs addressed to the nginx.
+/// (`Fixtures/s3_fixture.py`) and fetched through presigned GET URLs addressed to the nginx, or,
+/// with authentication enforced, through requests signed with the key of an IAM user the store
+/// makes (`credentials`).
 final class ObjectStore {
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -16,6 +18,12 @@ final class ObjectStore {
     struct Object: Decodable {
         var etag: String
         var url: String
+    }
+
+    /// An IAM user's access key, which a store with authentication enforced checks every request against.
+    struct Credentials: Decodable {
+        var key: String
+        var secret: String
     }
 
     static let bucket = "assets"
@@ -34,16 +42,25 @@ final class ObjectStore {
     private static let fixture = AssetSyncBinary.packageRoot.appendingPathComponent("Tests/IntegrationTests/Fixtures/s3_fixture.py")
 
     let front: NginxServer
+    /// The key every request must be signed with; nil when the store checks no signature.
+    private(set) var credentials: Credentials?
     private let moto: Process
     private let motoPort: UInt16
     private let scratch: TemporaryDirectory
 
-    init() throws {
+    /// The store as a client reaches it: the logging nginx, as an S3 endpoint URL.
+    var endpoint: String { String(front.baseURL.dropLast()) }
+
+    /// With `authenticated`, moto checks every request's signature once the IAM user is made.
+    init(authenticated: Bool = false) throws {
         scratch = try TemporaryDirectory()
         motoPort = try LoopbackSocket.freePort()
         moto = Process()
         moto.executableURL = Self.environment.appendingPathComponent("bin/moto_server")
         moto.arguments = ["-H", "127.0.0.1", "-p", "\(motoPort)"]
+        if authenticated {
+            moto.environment = ProcessInfo.processInfo.environment.merging(["INITIAL_NO_AUTH_ACTION_COUNT": "10"]) { $1 }
+        }
         let log = scratch.url.appendingPathComponent("moto.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let output = try FileHandle(forWritingTo: log)
@@ -67,6 +84,7 @@ final class ObjectStore {
                     proxy_buffering off;
                 }
                 """)
+            if authenticated { credentials = try JSONDecoder().decode(Credentials.self, from: try fixture(["auth"], for: "auth")) }
         } catch {
             moto.terminate()
             moto.waitUntilExit()
@@ -86,10 +104,18 @@ final class ObjectStore {
     /// Uploads `data` as `key` (multipart in parts of `partSize` when given) and presigns a GET for it.
     func put(_ key: String, _ data: Data, partSize: Int? = nil) throws -> Object {
         let file = try scratch.write("upload", data)
+        return try JSONDecoder().decode(Object.self, from: try fixture(["put", key, file] + (partSize.map { ["\($0)"] } ?? []), for: "put \(key)"))
+    }
+
+    /// What `s3_fixture.py` prints for `command`, signing with `credentials` when there are.
+    private func fixture(_ command: [String], for what: String) throws -> Data {
         let process = Process()
         process.executableURL = Self.environment.appendingPathComponent("bin/python")
-        process.arguments = [Self.fixture.path, "http://127.0.0.1:\(motoPort)", front.baseURL.dropLast().description, Self.bucket, "put", key, file]
-            + (partSize.map { ["\($0)"] } ?? [])
+        process.arguments = [Self.fixture.path, "http://127.0.0.1:\(motoPort)", endpoint, Self.bucket] + command
+        if let credentials {
+            process.environment = ProcessInfo.processInfo.environment.merging(
+                ["S3_FIXTURE_KEY": credentials.key, "S3_FIXTURE_SECRET": credentials.secret]) { $1 }
+        }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -99,9 +125,9 @@ final class ObjectStore {
         let problem = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw Failure(description: "s3_fixture.py put \(key) failed: " + String(decoding: problem, as: UTF8.self))
+            throw Failure(description: "s3_fixture.py \(what) failed: " + String(decoding: problem, as: UTF8.self))
         }
-        return try JSONDecoder().decode(Object.self, from: answer)
+        return answer
     }
 
     /// A presigned URL's request target (path and query) as a client must send it.
