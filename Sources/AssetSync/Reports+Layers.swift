@@ -49,7 +49,7 @@ extension VerifyReport {
             case .missing: judged = .missing
             case .notARegularFile: judged = .corrupt("not a regular file")
             case .wrongSize(let size): judged = .corrupt("size is \(size) bytes, expected \(entry.size)")
-            case .wrongCRC(let crc): judged = .corrupt("CRC-32 is \(CRC32Text.hex(crc)), expected \(CRC32Text.hex(entry.crc32))")
+            case .wrongCRC(let crc): judged = .corrupt("CRC-32 is \(CRC32Text.hex(crc)), expected \(entry.crc32.map(CRC32Text.hex) ?? "none")")
             case .wrongSHA256(let digest): judged = .corrupt("SHA-256 is \(digest.hex), expected \(entry.sha256?.hex ?? "none")")
             case .unreadable(let error): judged = .unreadable(error.message)
             }

@@ -37,7 +37,7 @@ final class VerifyReporter: PullEvents {
         case .missing: ("missing", nil, false)
         case .notARegularFile: ("corrupt", "not a regular file", false)
         case .wrongSize(let size): ("corrupt", "size is \(size) bytes, expected \(entry.size)", false)
-        case .wrongCRC(let crc): ("corrupt", "CRC-32 is \(CRC32Text.hex(crc)), expected \(CRC32Text.hex(entry.crc32))", true)
+        case .wrongCRC(let crc): ("corrupt", "CRC-32 is \(CRC32Text.hex(crc)), expected \(entry.crc32.map(CRC32Text.hex) ?? "none")", true)
         case .wrongSHA256(let digest): ("corrupt", "SHA-256 is \(digest.hex), expected \(entry.sha256?.hex ?? "none")", true)
         case .unreadable(let error): ("error", error.message, false)
         }

@@ -33,16 +33,17 @@ package enum Committer {
         if let reason = mismatch(sha256: digest, for: partial.entry) { throw .mismatch(reason) }
     }
 
-    /// How bytes whose SHA-256 is `digest` differ from `entry`'s (whose CRC-32 they matched), or nil.
+    /// How bytes whose SHA-256 is `digest` differ from `entry`'s (whose CRC-32, if it gives one, they matched), or nil.
     package static func mismatch(sha256 digest: SHA256Digest, for entry: ManifestEntry) -> String? {
         guard let expected = entry.sha256, digest != expected else { return nil }
-        return "SHA-256 is \(digest.hex), expected \(expected.hex) (the CRC-32 matched)"
+        return "SHA-256 is \(digest.hex), expected \(expected.hex)" + (entry.crc32 == nil ? "" : " (the CRC-32 matched)")
     }
 
-    /// How `received` bytes whose CRC-32 is `crc` differ from `entry`'s, or nil when they match.
+    /// How `received` bytes whose CRC-32 is `crc` differ from `entry`'s size and CRC-32 (when it
+    /// gives one), or nil when they match.
     package static func mismatch(received: Int64, crc: UInt32, for entry: ManifestEntry) -> String? {
         guard received == entry.size else { return "received \(received) bytes, expected \(entry.size)" }
-        guard crc == entry.crc32 else { return "CRC-32 is \(CRC32Text.hex(crc)), expected \(CRC32Text.hex(entry.crc32))" }
+        if let expected = entry.crc32, crc != expected { return "CRC-32 is \(CRC32Text.hex(crc)), expected \(CRC32Text.hex(expected))" }
         return nil
     }
 
@@ -167,8 +168,8 @@ package enum Committer {
     /// describes: the proof `verify` makes of any download, over no bytes (CRC-32 00000000, the SHA-256
     /// of nothing when the entry gives one).
     static func emptyMismatch(for entry: ManifestEntry) -> String? {
-        guard entry.crc32 == 0 else {
-            return "the manifest gives size 0 with CRC-32 \(CRC32Text.hex(entry.crc32)), but an empty file's is 00000000"
+        if let crc32 = entry.crc32, crc32 != 0 {
+            return "the manifest gives size 0 with CRC-32 \(CRC32Text.hex(crc32)), but an empty file's is 00000000"
         }
         return mismatch(sha256: emptySHA256, for: entry)
     }

@@ -68,7 +68,9 @@ extension GenerationStore {
         guard let seen = try? FileChecksums.of(fd: fd, length: record.size, withSHA256: record.sha256 != nil, buffer: buffer, path: path) else {
             return "cannot be read: \(String(cString: strerror(errno)))"
         }
-        if seen.crc32 != record.crc32 { return "holds other bytes than were proven: CRC-32 \(CRC32Text.hex(seen.crc32)), proven \(CRC32Text.hex(record.crc32))" }
+        if let crc32 = record.crc32, seen.crc32 != crc32 {
+            return "holds other bytes than were proven: CRC-32 \(CRC32Text.hex(seen.crc32)), proven \(CRC32Text.hex(crc32))"
+        }
         if let sha256 = record.sha256, seen.sha256 != sha256 { return "holds other bytes than were proven: its SHA-256 differs" }
         return nil
     }

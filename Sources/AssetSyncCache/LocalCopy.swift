@@ -31,9 +31,9 @@ package enum LocalCopy {
                 // and its size, mtime and inode match the record before and after the clone, the clone
                 // holds the recorded bytes and needs no read: the same trust a no-op run places in it.
                 // Anything else is read back below.
-                if candidate.source.recordsVouch, candidate.record.describes(before),
+                if candidate.source.recordsVouch, let crc32 = candidate.record.crc32, candidate.record.describes(before),
                    candidate.record.describes(LocalItem(try source.status())) {
-                    partial.adopt(length: size, crc: candidate.record.crc32, sha256: candidate.record.sha256)
+                    partial.adopt(length: size, crc: crc32, sha256: candidate.record.sha256)
                 } else {
                     try adoptReadingBack(partial, buffer: buffer)
                 }

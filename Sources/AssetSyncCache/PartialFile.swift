@@ -271,16 +271,18 @@ package final class PartialFile {
     /// The most bytes a resume record may have: a path, a URL, two validators and numbers fit many times over.
     static let resumeSizeLimit = 64 << 10
 
-    /// A resume record's text: the entry's path, size and CRC-32, then `fields`.
+    /// A resume record's text: the entry's path, size and CRC-32 (its SHA-256 instead, for an entry
+    /// that gives no CRC-32), then `fields`.
     static func encodeResume(_ fields: [(key: String, value: String?)], for entry: ManifestEntry) -> String {
-        KeyValueRecord.encode(
-            [("path", entry.path), ("size", "\(entry.size)"), ("crc32", CRC32Text.hex(entry.crc32))] + fields, header: resumeHeader)
+        let checksum: (key: String, value: String?) = entry.crc32.map { ("crc32", CRC32Text.hex($0)) } ?? ("sha256", entry.sha256?.hex)
+        return KeyValueRecord.encode([("path", entry.path), ("size", "\(entry.size)"), checksum] + fields, header: resumeHeader)
     }
 
     /// The fields of a resume record of `entry`; nil for anything torn, foreign or of another entry.
     static func decodeResume(_ text: String, for entry: ManifestEntry) -> [String: String]? {
         guard let fields = KeyValueRecord.decode(text, header: resumeHeader), fields["path"] == entry.path,
-              fields["size"].flatMap({ Int64($0) }) == entry.size, fields["crc32"].flatMap({ UInt32($0, radix: 16) }) == entry.crc32
+              fields["size"].flatMap({ Int64($0) }) == entry.size, fields["crc32"].flatMap({ UInt32($0, radix: 16) }) == entry.crc32,
+              entry.crc32 != nil || fields["sha256"] == entry.sha256?.hex
         else { return nil }
         return fields
     }

@@ -7,7 +7,8 @@ import Glibc
 /// from `stat` alone, without reading its contents.
 ///
 /// The file is text, a line per record (`crc32 size mtime_ns inode path`, the first field
-/// `crc32:sha256` for a file proven to have a SHA-256 too), and
+/// `crc32:sha256` for a file proven to have a SHA-256 too, `-:sha256` for one proven by its
+/// SHA-256 alone: a record says what was proven, never more), and
 /// ends with `end <count> <crc32 of everything before>`: a torn or corrupt
 /// index fails that check and is treated as empty, which costs re-verification
 /// and never a wrong answer. A record whose path breaks the manifest's path rules
@@ -153,7 +154,7 @@ package struct StateIndex: Equatable, Sendable {
         out.reserveCapacity(entries.count * 64)
         for entry in entries {
             let record = entry.record
-            out += CRC32Text.hex(record.crc32).utf8
+            out += (record.crc32.map(CRC32Text.hex) ?? "-").utf8
             if let sha256 = record.sha256 { out += ":\(sha256.hex)".utf8 }
             out += " \(record.size) \(record.mtimeNanoseconds) \(record.inode) ".utf8
             out += entry.path.utf8
@@ -250,12 +251,21 @@ package struct StateIndex: Equatable, Sendable {
     }
 
     /// The first field at `offset`: 8 hex digits of CRC-32, or those, `:` and 64 hex digits of SHA-256,
-    /// then a space, which `offset` moves past; nil for anything else.
-    private static func checksums(in bytes: UnsafeBufferPointer<UInt8>, at offset: inout Int) -> (UInt32, SHA256Digest?)? {
-        let crcEnd = offset + 8
-        guard crcEnd < bytes.count, bytes[crcEnd] == 0x20 || bytes[crcEnd] == UInt8(ascii: ":"),
-              let crc32 = ManifestRules.plainCRC32(UnsafeBufferPointer(rebasing: bytes[offset..<crcEnd]))
-        else { return nil }
+    /// or `-:` and those 64 digits (no CRC-32 proven), then a space, which `offset` moves past; nil for
+    /// anything else.
+    private static func checksums(in bytes: UnsafeBufferPointer<UInt8>, at offset: inout Int) -> (UInt32?, SHA256Digest?)? {
+        let crc32: UInt32?
+        let crcEnd: Int
+        if offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "-"), bytes[offset + 1] == UInt8(ascii: ":") {
+            crc32 = nil
+            crcEnd = offset + 1
+        } else {
+            crcEnd = offset + 8
+            guard crcEnd < bytes.count, bytes[crcEnd] == 0x20 || bytes[crcEnd] == UInt8(ascii: ":"),
+                  let plain = ManifestRules.plainCRC32(UnsafeBufferPointer(rebasing: bytes[offset..<crcEnd]))
+            else { return nil }
+            crc32 = plain
+        }
         guard bytes[crcEnd] == UInt8(ascii: ":") else {
             offset = crcEnd + 1
             return (crc32, nil)

@@ -114,9 +114,9 @@ package struct JSONManifestReader {
             if more { try text.expect(UInt8(ascii: ","), entry: index) }
         }
         try text.expect(UInt8(ascii: "}"), entry: index)
-        guard let path, let size, let crc32 else {
-            let missing = path == nil ? "path" : size == nil ? "size" : "crc32"
-            throw text.failure(RuleViolation("missing the required key \"\(missing)\""), at: position, entry: index)
+        guard let path, let size, crc32 != nil || sha256 != nil else {
+            let missing = path == nil ? "\"path\"" : size == nil ? "\"size\"" : "\"crc32\" (or \"sha256\")"
+            throw text.failure(RuleViolation("missing the required key \(missing)"), at: position, entry: index)
         }
         let chunks = try chunksText.map { chunks throws(ManifestError) in
             try checking(at: chunks.at, entry: index) { () throws(RuleViolation) in try ChunkList(manifestText: chunks.text, size: size) }

@@ -13,7 +13,8 @@ package enum ManifestWriter {
             out += "<manifest version=\"\(manifest.version)\"" + (manifest.base.map { " base=\"\(xmlEscaped($0))\"" } ?? "") + ">\n"
             for mirror in manifest.mirrors { out += "  <mirror base=\"\(xmlEscaped(mirror))\"/>\n" }
             for entry in manifest.entries {
-                out += "  <file path=\"\(xmlEscaped(entry.path))\" size=\"\(entry.size)\" crc32=\"\(CRC32Text.hex(entry.crc32))\""
+                out += "  <file path=\"\(xmlEscaped(entry.path))\" size=\"\(entry.size)\""
+                out += entry.crc32.map { " crc32=\"\(CRC32Text.hex($0))\"" } ?? ""
                 out += entry.sha256.map { " sha256=\"\($0.hex)\"" } ?? ""
                 out += (entry.chunks.map { " chunks=\"\($0.text)\"" } ?? "") + "/>\n"
             }
@@ -37,7 +38,8 @@ package enum ManifestWriter {
             for (index, entry) in manifest.entries.enumerated() {
                 out += index == 0 ? "\n  {\"path\": " : ",\n  {\"path\": "
                 JSONLine.appendQuoted(entry.path, to: &out)
-                out += ", \"size\": \(entry.size), \"crc32\": \"\(CRC32Text.hex(entry.crc32))\""
+                out += ", \"size\": \(entry.size)"
+                out += entry.crc32.map { ", \"crc32\": \"\(CRC32Text.hex($0))\"" } ?? ""
                 out += entry.sha256.map { ", \"sha256\": \"\($0.hex)\"" } ?? ""
                 out += (entry.chunks.map { ", \"chunks\": \"\($0.text)\"" } ?? "") + "}"
             }

@@ -18,7 +18,7 @@ package struct XMLManifestWalker {
     private struct PendingFile {
         var path: String
         var size: Int64
-        var crc32: UInt32
+        var crc32: UInt32?
         var sha256: SHA256Digest?
         var url: String?
         var urlsAreAbsolute: Bool
@@ -133,9 +133,9 @@ package struct XMLManifestWalker {
         let url = values[3].map { batch.string($0) }
         let sha256Text = values[4].map { batch.string($0) }
         let hasSize = size != nil || sizeText != nil
-        let hasCRC32 = crc32 != nil || crc32Text != nil
-        guard let path, hasSize, hasCRC32 else {
-            let missing = path == nil ? "path" : !hasSize ? "size" : "crc32"
+        let hasChecksum = crc32 != nil || crc32Text != nil || sha256Text != nil
+        guard let path, hasSize, hasChecksum else {
+            let missing = path == nil ? "path" : !hasSize ? "size" : "crc32 (or sha256)"
             throw failure(RuleViolation("missing the required attribute \(missing)"), entry: true)
         }
         let pending: PendingFile
@@ -147,7 +147,7 @@ package struct XMLManifestWalker {
             let sha256 = try sha256Text.map { text throws(RuleViolation) in try ManifestRules.sha256(text) }
             let chunks = try values[5].map { range throws(RuleViolation) in try ChunkList(manifestText: batch.string(range), size: size!) }
             pending = PendingFile(
-                path: checkedPath, size: size!, crc32: crc32!, sha256: sha256, url: checkedURL?.text,
+                path: checkedPath, size: size!, crc32: crc32, sha256: sha256, url: checkedURL?.text,
                 urlsAreAbsolute: checkedURL?.isAbsolute ?? true, chunks: chunks, position: elementPosition)
         } catch {
             throw failure(error, entry: true)

@@ -3,25 +3,40 @@
 /// An entry holds its path, size and CRC-32 inline and the fields most entries leave out (their own
 /// URL, mirrors, SHA-256 and chunks) in one shared box, nil when all are absent: 40 bytes an entry
 /// instead of 72, which a million-entry manifest feels.
+///
+/// An entry gives a CRC-32, a SHA-256 or both: the readers refuse one with neither.
 package struct ManifestEntry: Equatable, Sendable {
     /// Relative, "/"-separated place under the cache directory.
     package var path: String
     package var size: Int64
-    package var crc32: UInt32
+    /// The CRC-32's value; meaningful only while `hasCRC32`.
+    private var crc32Value: UInt32
+    /// Whether the manifest gives a CRC-32: a flag beside `crc32Value`, so that an optional takes no room.
+    private var hasCRC32: Bool
     /// Whether `url` was written relative to the manifest's base (it holds it resolved): when it
-    /// lies under `base`, the manifest's mirror bases serve it too. Beside `crc32`, it takes no room.
+    /// lies under `base`, the manifest's mirror bases serve it too. Beside `crc32Value`, it takes no room.
     package var urlIsRelative: Bool
     private var extras: RareFields<Extras>?
 
     package init(
-        path: String, size: Int64, crc32: UInt32, sha256: SHA256Digest? = nil, url: String? = nil, urlIsRelative: Bool = false,
+        path: String, size: Int64, crc32: UInt32?, sha256: SHA256Digest? = nil, url: String? = nil, urlIsRelative: Bool = false,
         mirrors: [String] = [], chunks: ChunkList? = nil
     ) {
         self.path = path
         self.size = size
-        self.crc32 = crc32
+        self.crc32Value = crc32 ?? 0
+        self.hasCRC32 = crc32 != nil
         self.urlIsRelative = urlIsRelative
         self.extras = RareFields.make(Extras(url: url, mirrors: mirrors, sha256: sha256, chunks: chunks), empty: Extras())
+    }
+
+    /// The file's CRC-32, nil when the manifest gives only a SHA-256 (a Metalink, say).
+    package var crc32: UInt32? {
+        get { hasCRC32 ? crc32Value : nil }
+        set {
+            crc32Value = newValue ?? 0
+            hasCRC32 = newValue != nil
+        }
     }
 
     /// An absolute http(s) URL, or nil to use the manifest's base plus the path.

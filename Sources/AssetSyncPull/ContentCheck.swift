@@ -71,7 +71,7 @@ package enum ContentCheck {
         } catch {
             return error.code == ECANCELED && shouldStop() ? nil : .unreadable(error)
         }
-        guard sums.crc32 == entry.crc32 else { return .wrongCRC(sums.crc32) }
+        if let crc32 = entry.crc32, sums.crc32 != crc32 { return .wrongCRC(sums.crc32) }
         if let sha256 = sums.sha256, sha256 != entry.sha256 { return .wrongSHA256(sha256) }
         return .proven(StateIndex.Record(LocalItem(status), crc32: entry.crc32, sha256: entry.sha256))
     }

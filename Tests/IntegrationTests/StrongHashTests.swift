@@ -47,6 +47,14 @@ import TestSupport
                 [TestManifest.File(path: "a.bin", size: good.count, crc32: TestManifest.crc32Hex(good), url: url, mirrors: mirrors, sha256: sha256)],
                 name: name)
         }
+
+        /// A manifest whose one entry gives the SHA-256 and no CRC-32.
+        func shaOnlyManifest(_ name: String, url: String, mirrors: [String], sha256: String) throws -> String {
+            let entry: [String: Any] = ["path": "a.bin", "size": good.count, "url": url, "mirrors": mirrors, "sha256": sha256]
+            let path = sandbox.root.path + "/" + name
+            try JSONSerialization.data(withJSONObject: ["version": 1, "files": [entry]]).write(to: URL(fileURLWithPath: path))
+            return path
+        }
     }
 
     @Test func manifestWritesTheSHA256AndAPullProvesAndRecordsIt() throws {
@@ -130,6 +138,34 @@ import TestSupport
         let pulled = try AssetSyncBinary.run(["pull", strong, "--dest", dest])
         #expect(pulled.status == 0, "\(pulled.stderr)")
         #expect(collision.sandbox.finalContent("a.bin") == collision.good)
+    }
+
+    @Test func anEntryWithASHA256AndNoCRC32IsProvenAndRecordedByItAlone() throws {
+        let collision = try Collision()
+        defer { collision.stop() }
+        let base = collision.nginx.baseURL
+        let dest = collision.sandbox.dest
+        let sha256 = try collision.goodSHA256()
+        // The forged bytes first: without a CRC-32 to catch them, the SHA-256 refuses them; the mirror's are committed.
+        let shaOnly = try collision.shaOnlyManifest("sha-only.json", url: collision.evilURL, mirrors: [base + "good/a.bin"], sha256: sha256)
+        let pulled = try AssetSyncBinary.run(["pull", shaOnly, "--dest", dest, "--retries", "0"])
+        #expect(pulled.status == 0, "\(pulled.stderr)")
+        #expect(collision.sandbox.finalContent("a.bin") == collision.good)
+        #expect(try String(contentsOfFile: dest + "/.assetsync/state", encoding: .utf8).contains("-:" + sha256 + " "), "only the SHA-256 was proven")
+        #expect(try AssetSyncBinary.run(["verify", shaOnly, "--dest", dest]).status == 0)
+        collision.nginx.clearAccessLog()
+        #expect(try AssetSyncBinary.run(["pull", shaOnly, "--dest", dest]).status == 0)
+        #expect(collision.nginx.settledAccessLog().isEmpty, "current from its record")
+        // A manifest that gives the CRC-32 too is not vouched for by that record: the file is read, not fetched.
+        let both = try collision.manifest("both.json", url: base + "good/a.bin", sha256: sha256)
+        let proven = try AssetSyncBinary.run(["pull", both, "--dest", dest])
+        #expect(proven.status == 0, "\(proven.stderr)")
+        #expect(collision.nginx.settledAccessLog().isEmpty)
+        let state = try String(contentsOfFile: dest + "/.assetsync/state", encoding: .utf8)
+        #expect(state.contains(TestManifest.crc32Hex(collision.good) + ":" + sha256 + " "), "\(state)")
+        try collision.evil.write(to: URL(fileURLWithPath: dest + "/a.bin"))
+        let verified = try AssetSyncBinary.run(["verify", shaOnly, "--dest", dest])
+        #expect(verified.status == 1 && verified.stderr.contains("corrupt  a.bin: SHA-256 is "), "\(verified.stderr)")
     }
 
     /// The SHA-256 of zero bytes, as coreutils' sha256sum gives it for an empty file.
