@@ -30,6 +30,8 @@ final class VerifyReporter: PullEvents {
 
     func refused(_ refusal: TrustRefusal, manifest: String) { refusals?.refused(refusal, manifest: manifest) }
 
+    func warned(_ text: String) { console.err("Warning: \(text).\n") }
+
     func verified(_ entry: ManifestEntry, _ verdict: ContentVerdict) {
         // What is wrong ("missing", "corrupt" or "error"; nil when good), why, and whether the bytes were read to tell.
         let (word, reason, read): (String?, String?, Bool) = switch verdict {

@@ -4,7 +4,8 @@ import Glibc
 
 /// Reads an XML manifest with libxml2's streaming `xmlTextReader` (run by
 /// `XMLNodeStream`): node by node, never a whole tree; no network, no DTD, no
-/// entity substitution.
+/// entity substitution. The root element decides the format: `<metalink>` of Metalink 4's or
+/// 3's namespace is walked by `MetalinkWalker`, anything else by `XMLManifestWalker`.
 package enum XMLManifestReader {
     private static let parserReady: Void = xmlInitParser()
 
@@ -15,7 +16,13 @@ package enum XMLManifestReader {
         _ = parserReady
         let stream = XMLNodeStream(input: input)
         defer { stream.close() }
-        var walker = XMLManifestWalker(stream: stream, input: input)
+        var batch = XMLNodeBatch(capacity: XMLNodeStream.batchNodes)
+        stream.next(&batch)
+        if let root = batch.nodes.first, let (version, namespace) = try MetalinkWalker.version(ofRoot: root, in: batch, manifest: input.name) {
+            var walker = MetalinkWalker(stream: stream, input: input, version: version, namespace: namespace, first: batch)
+            return try walker.run()
+        }
+        var walker = XMLManifestWalker(stream: stream, input: input, first: batch)
         return try walker.run()
     }
 }
@@ -83,10 +90,13 @@ package final class XMLFeed {
                     + "manifests may use only XML's predefined entities and character references"
             case .text:
                 problem = "text is not allowed here; a manifest holds only elements and attributes"
+            case .cdata:
+                problem = "a CDATA section is not allowed; write its text with character references"
             case .longAttribute:
                 problem = "an attribute value is longer than \(XMLMarkupScanner.maximumAttributeBytes) bytes"
             case .longBlankRun:
-                problem = "more than \(XMLMarkupScanner.maximumBlankRun) bytes of white space and comments in a row"
+                let what = scanner.allowsText ? "text, white space and comments" : "white space and comments"
+                problem = "more than \(XMLMarkupScanner.maximumBlankRun) bytes of \(what) in a row"
             }
             return ManifestError(manifest: input.name, position: position, problem: problem)
         }

@@ -7,7 +7,7 @@ package struct XMLManifestWalker {
     private let stream: XMLNodeStream
     private let manifestName: String
     private var builder: ManifestBuilder
-    private var batch = XMLNodeBatch(capacity: XMLNodeStream.batchNodes)
+    private var batch: XMLNodeBatch
     private var sawRoot = false
     /// A `<file>` came: a manifest-level `<mirror base>` may no longer follow.
     private var sawFile = false
@@ -27,15 +27,16 @@ package struct XMLManifestWalker {
         var position: SourcePosition
     }
 
-    package init(stream: XMLNodeStream, input: ManifestInput) {
+    /// `batch` holds the first nodes of `stream`.
+    package init(stream: XMLNodeStream, input: ManifestInput, first batch: consuming XMLNodeBatch) {
         self.stream = stream
+        self.batch = batch
         self.manifestName = input.name
         self.builder = ManifestBuilder(manifestName: input.name, style: .xml, sizeHint: input.sizeHint)
     }
 
     package mutating func run() throws(ManifestError) -> Manifest {
         while true {
-            stream.next(&batch)
             for index in batch.nodes.indices {
                 let node = batch.nodes[index]
                 switch node.kind {
@@ -55,7 +56,7 @@ package struct XMLManifestWalker {
             }
             switch batch.end {
             case nil:
-                continue
+                stream.next(&batch)
             case .failed(let error)?:
                 throw error
             case .finished(let inputError)?:

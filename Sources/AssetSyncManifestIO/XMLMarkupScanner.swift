@@ -6,7 +6,9 @@ package import AssetSyncModel
 /// - refuse a DOCTYPE or other markup declaration before libxml2 parses it,
 ///   so no entity is ever declared, fetched or expanded;
 /// - refuse text (never allowed in a manifest) and overlong attribute values
-///   where they start, before libxml2 buffers them;
+///   where they start, before libxml2 buffers them; a document whose root element is
+///   named `metalink` (any prefix) holds its values as text, which is then allowed, its
+///   runs bounded as blanks are;
 /// - blank out comments and processing instructions (newlines kept, so
 ///   positions stay true), which libxml2's reader would otherwise keep in memory.
 package struct XMLMarkupScanner {
@@ -18,13 +20,17 @@ package struct XMLMarkupScanner {
     package enum Problem: Equatable {
         case declaration
         case text
+        case cdata
         case longAttribute
         case longBlankRun
     }
 
     private enum State: UInt8 {
-        case content, lessThan, bang, comment, instruction, startTag, endTag, quoted
+        case content, lessThan, bang, comment, instruction, startTag, endTag, quoted, rootName
     }
+
+    /// The longest root element name looked at: `metalink` with a prefix fits many times over.
+    private static let maximumRootNameBytes = 64
 
     private var state = State.content
     /// Per-state progress: dashes seen in a comment, brackets in CDATA, "?" in an instruction.
@@ -42,6 +48,11 @@ package struct XMLMarkupScanner {
     private var startTags: [SourcePosition] = []
     private var claimed = 0
     package private(set) var problem: (kind: Problem, position: SourcePosition)?
+    /// Whether text may stand between tags: the root element is a Metalink's.
+    package private(set) var allowsText = false
+    /// The root element's name while its start tag is read; nil before and after.
+    private var rootName: [UInt8]?
+    private var sawRootTag = false
 
     /// Bytes at the end of the chunk just scanned that must not reach libxml2 yet: a "<" or "<!"
     /// that may open a comment or instruction, which is blanked from its "<" once recognised.
@@ -94,7 +105,7 @@ package struct XMLMarkupScanner {
                         state = .lessThan
                         break
                     }
-                    guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else {
+                    guard allowsText || byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else {
                         found = (.text, SourcePosition(line: line, column: column))
                         return false
                     }
@@ -141,7 +152,7 @@ package struct XMLMarkupScanner {
                         break
                     }
                 }
-            case .lessThan, .bang, .comment, .instruction:
+            case .lessThan, .bang, .comment, .instruction, .rootName:
                 let byte = text[index]
                 Self.track(byte, &line, &column)
                 if let problem = scanMarkupByte(byte, at: index, in: bytes, line: line, column: column) {
@@ -237,7 +248,21 @@ package struct XMLMarkupScanner {
                 startTags.append(tagStart)
                 state = .startTag
                 blankRun = 0
+                if !sawRootTag {
+                    sawRootTag = true
+                    rootName = [byte]
+                    state = .rootName
+                }
             }
+        case .rootName:
+            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 || byte == UInt8(ascii: "/") || byte == UInt8(ascii: ">") else {
+                if rootName!.count <= Self.maximumRootNameBytes { rootName!.append(byte) }
+                break
+            }
+            let localName = rootName!.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).last!
+            allowsText = localName.elementsEqual("metalink".utf8)
+            rootName = nil
+            state = byte == UInt8(ascii: ">") ? .content : .startTag
         case .bang:
             switch byte {
             case UInt8(ascii: "-"):
@@ -245,7 +270,7 @@ package struct XMLMarkupScanner {
                 run = -1
                 blank(bytes, index - 2, through: index)
             case UInt8(ascii: "["):
-                return (.text, tagStart)  // CDATA is text, which no manifest element holds
+                return (allowsText ? .cdata : .text, tagStart)  // CDATA is text, which no manifest element holds
             default:
                 return (.declaration, tagStart)
             }

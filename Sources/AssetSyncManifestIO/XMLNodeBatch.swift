@@ -22,6 +22,8 @@ package struct XMLNodeBatch {
         package var position: SourcePosition?
         /// An element's name (nil when libxml2 had none), or a text node's text.
         package var text: Range<Int>?
+        /// An element's namespace URI; nil when it has none (a manifest's elements never do).
+        package var namespace: Range<Int>?
         /// An element's attributes: a range of `attributes`.
         var attributes: Range<Int> = 0..<0
     }

@@ -64,6 +64,7 @@ package final class XMLNodeReader {
                 var node = XMLNodeBatch.Node(kind: .element, depth: depth)
                 node.position = feed.scanner.nextStartTag()
                 node.text = xmlTextReaderConstName(reader).map { batch.copy($0) }
+                node.namespace = xmlTextReaderConstNamespaceUri(reader).map { batch.copy($0) }
                 node.isEmpty = xmlTextReaderIsEmptyElement(reader) == 1
                 let first = batch.attributes.count
                 while xmlTextReaderMoveToNextAttribute(reader) == 1 {

@@ -13,12 +13,18 @@ package struct Manifest: Equatable, Sendable {
     /// also served at each of them + the same relative part.
     package var mirrors: [String]
     package var entries: [ManifestEntry]
+    /// What the reader left out that the user should hear of (a Metalink's pieces, metaurls and
+    /// urls of other schemes), each told once as a warning by pull, plan and verify.
+    package var notes: [String]
 
-    package init(version: Int = Manifest.supportedVersion, base: String?, mirrors: [String] = [], entries: [ManifestEntry]) {
+    package init(
+        version: Int = Manifest.supportedVersion, base: String?, mirrors: [String] = [], entries: [ManifestEntry], notes: [String] = []
+    ) {
         self.version = version
         self.base = base
         self.mirrors = mirrors
         self.entries = entries
+        self.notes = notes
     }
 
     /// The sources to try for `entry`, in order: its own URL (or `base` + its percent-encoded path),

@@ -2,8 +2,8 @@
 /// rules that span entries: URL resolution against `base`, duplicate paths
 /// (canonically equivalent ones too), and a path that is also another entry's directory.
 package struct ManifestBuilder {
-    /// How errors name an entry: by position in XML, by index in JSON.
-    package enum Style { case xml, json }
+    /// How errors name an entry: by position in XML, by index in JSON, by position and name in a Metalink.
+    package enum Style { case xml, json, metalink }
 
     package let manifestName: String
     package let style: Style
@@ -26,6 +26,8 @@ package struct ManifestBuilder {
     /// The entries with mirrors of their own, in order: each must differ from the entry's url and
     /// from its other mirrors.
     private var mirroredEntries: [Int] = []
+    /// The notes for the user, in order, each once.
+    private var notes: [String] = []
 
     /// The bytes per entry assumed when sizing the arrays from the manifest's size. Realistic
     /// entries take 90-110 bytes (the shortest possible, about 40), so this errs towards room to
@@ -51,6 +53,7 @@ package struct ManifestBuilder {
         switch style {
         case .xml: return "<file>"
         case .json: return "files[\(index)]"
+        case .metalink: return "<file> " + QuotedValue.quote(entries[index].path)
         }
     }
 
@@ -63,6 +66,14 @@ package struct ManifestBuilder {
 
     package mutating func setVersion(_ text: String, at position: SourcePosition) throws(ManifestError) {
         do { version = try ManifestRules.version(text) } catch { throw self.error(error, at: position) }
+    }
+
+    /// Sets the version of a format that has none of its own (a Metalink): it reads as this one.
+    package mutating func setVersion(_ version: Int) { self.version = version }
+
+    /// Adds `text` to the manifest's notes, unless it is there already.
+    package mutating func note(_ text: String) {
+        if !notes.contains(text) { notes.append(text) }
     }
 
     package mutating func setBase(_ text: String, at position: SourcePosition) throws(ManifestError) {
@@ -132,7 +143,7 @@ package struct ManifestBuilder {
         try resolveURLs()
         try checkMirrorsDiffer()
         try checkPathsAreUnique()
-        return Manifest(version: version, base: base, mirrors: mirrors, entries: entries)
+        return Manifest(version: version, base: base, mirrors: mirrors, entries: entries, notes: notes)
     }
 
     /// Resolves relative URLs against `base`, in entry order. With a base, only the entries
@@ -174,7 +185,11 @@ package struct ManifestBuilder {
             for (number, mirror) in entry.mirrors.enumerated() {
                 let key = URLRules.normalized(mirror) ?? mirror
                 if let same = keys.firstIndex(of: key) {
-                    let field = style == .xml ? "mirror url" : "mirrors[\(number)]"
+                    let field = switch style {
+                    case .xml: "mirror url"
+                    case .json: "mirrors[\(number)]"
+                    case .metalink: "url"
+                    }
                     let what = same > 0 || primary == nil ? "an earlier mirror" : entry.url == nil ? "base + the file's path" : "the file's url"
                     let spelling = earlier[same] == mirror ? "" : ", spelled \(QuotedValue.quote(earlier[same]))"
                     throw error(
@@ -234,7 +249,7 @@ package struct ManifestBuilder {
 
     private func describe(_ index: Int) -> String {
         switch style {
-        case .xml: return "at \(positions[index])"
+        case .xml, .metalink: return "at \(positions[index])"
         case .json: return "at files[\(index)]"
         }
     }

@@ -8,13 +8,14 @@ extension PullRun {
     /// compared with the one the destination accepted.
     /// `events` hears a refusal of the manifest.
     package func plan(events: any PullEvents) throws(PullRunFailure) -> PlanResult {
-        try telling(events) { () throws(PullRunFailure) in try planning() }
+        try telling(events) { () throws(PullRunFailure) in try planning(events: events) }
     }
 
-    private func planning() throws(PullRunFailure) -> PlanResult {
+    private func planning(events: any PullEvents) throws(PullRunFailure) -> PlanResult {
         let admission = try admission()
         let local = try startReading(admission: admission)
         let loaded = try manifest(local: local, admission: admission, into: nil)
+        loaded.manifest.notes.forEach(events.warned)
         let root = try resolvedDest()
         try checkVersion(of: loaded, admission: admission, .check(cacheAt: root))
         let listing: CacheListing

@@ -63,6 +63,7 @@ extension PullRun {
         do {
             loaded = try manifest(local: local, admission: admission, into: root)
             try checkVersion(of: loaded, admission: admission, .accept(root))
+            loaded.manifest.notes.forEach(events.warned)
         } catch {
             if local != nil { root.forgetWhatThisRunCreated() }
             throw error

@@ -6,12 +6,12 @@ extension PullRun {
     /// says, under the destination's lock; records what was proven. `events` hears each file's
     /// verdict, in the manifest's order, and a refusal of the manifest.
     package func verify(events: any PullEvents) throws(PullRunFailure) -> VerifyResult {
-        let verified = try telling(events) { () throws(PullRunFailure) in try verifying() }
+        let verified = try telling(events) { () throws(PullRunFailure) in try verifying(events: events) }
         for (entry, verdict) in zip(verified.manifest.entries, verified.verdicts) { events.verified(entry, verdict) }
         return verified
     }
 
-    private func verifying() throws(PullRunFailure) -> VerifyResult {
+    private func verifying(events: any PullEvents) throws(PullRunFailure) -> VerifyResult {
         let admission = try admission()
         let local = try startReading(admission: admission)
         if let own = local?.failure { throw own }
@@ -20,6 +20,7 @@ extension PullRun {
         defer { withExtendedLifetime(lock) {} }
         let loaded = try manifest(local: local, admission: admission, into: root)
         try checkVersion(of: loaded, admission: admission, .accept(root))
+        loaded.manifest.notes.forEach(events.warned)
         let read: [ContentCheck.Verdict]?
         do { read = try Verification.run(manifest: loaded.manifest, root: root, until: effects.stop.isRequested) } catch { throw .record(error) }
         guard let verdicts = read else { throw .interrupted }
