@@ -75,12 +75,13 @@ extension AssetSync {
     /// Seconds since the epoch.
     package static let wallClock: @Sendable () -> Int64 = WallClock.now
 
-    /// The directory at `directory` as a manifest under `base`, and its text (JSON or XML).
+    /// The directory at `directory` as a manifest under `base`, and its text in `format` (a Metalink's
+    /// with every file's SHA-256, whatever `withSHA256` says).
     package static func describe(
-        directory: String, base: String, withSHA256: Bool, chunks: Bool, json: Bool
+        directory: String, base: String, withSHA256: Bool, chunks: Bool, format: ManifestFormat
     ) throws(PublishFailure) -> (manifest: Manifest, text: String) {
-        let manifest = try ManifestPublishing.describe(directory, base: base, withSHA256: withSHA256, chunks: chunks)
-        return (manifest, ManifestPublishing.text(of: manifest, json: json))
+        let manifest = try ManifestPublishing.describe(directory, base: base, withSHA256: withSHA256 || format == .metalink, chunks: chunks)
+        return (manifest, ManifestPublishing.text(of: manifest, format: format.written))
     }
 
     /// Replaces the file at `path` with `text` atomically.

@@ -1,3 +1,4 @@
+import AssetSyncManifestIO
 import AssetSyncModel
 import AssetSyncPull
 import AssetSyncSystem
@@ -7,19 +8,24 @@ extension AssetSync {
     public enum ManifestFormat: Sendable {
         case xml
         case json
+        /// An RFC 5854 Metalink 4, which aria2 and other download managers read: every file's
+        /// SHA-256 is computed for it, since a Metalink proves files by their hash and has no CRC-32.
+        case metalink
     }
 
     /// Describes the directory at `directory` as a manifest whose files are fetched at `base` plus
-    /// their paths: every regular file with its size and CRC-32, and its SHA-256 with `sha256`, its
-    /// chunk list (for delta updates) with `chunks`. Returns the manifest's text, to publish beside
-    /// the files. A name no manifest may list (`..`, a control character) fails the description.
+    /// their paths: every regular file with its size and CRC-32, and its SHA-256 with `sha256` (always
+    /// for a Metalink), its chunk list (for delta updates) with `chunks` (never in a Metalink). Returns
+    /// the manifest's text, to publish beside the files. A name no manifest may list (`..`, a control
+    /// character) fails the description.
     public static func describe(
         directory: String, base: String, format: ManifestFormat = .xml, sha256: Bool = false, chunks: Bool = false
     ) async throws(AssetSyncError) -> String {
         try await run { _ throws(AssetSyncError) in
             do throws(PublishFailure) {
-                let manifest = try ManifestPublishing.describe(directory, base: base, withSHA256: sha256, chunks: chunks)
-                return ManifestPublishing.text(of: manifest, json: format == .json)
+                let manifest = try ManifestPublishing.describe(
+                    directory, base: base, withSHA256: sha256 || format == .metalink, chunks: chunks && format != .metalink)
+                return ManifestPublishing.text(of: manifest, format: format.written)
             } catch {
                 throw AssetSyncError(error)
             }
@@ -56,5 +62,16 @@ extension AssetSync {
         var repair = request
         repair.verifyEverything = true
         return try await pull(repair, observe: observe)
+    }
+}
+
+extension AssetSync.ManifestFormat {
+    /// The writer's name for this format.
+    var written: ManifestWriter.Format {
+        switch self {
+        case .xml: .xml
+        case .json: .json
+        case .metalink: .meta4
+        }
     }
 }

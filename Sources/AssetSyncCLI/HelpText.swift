@@ -227,9 +227,9 @@ package enum HelpText {
 
     package static let manifest = CommandSpec(
         name: "manifest",
-        usage: "assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>] [--sha256] [--chunks] [--sign <file> [--version <n>] [--expires <when>]]",
+        usage: "assetsync manifest <dir> --base <url> [--format xml|json|meta4] [--output <file>] [--sha256] [--chunks] [--sign <file> [--version <n>] [--expires <when>]]",
         arguments: ["<dir>"],
-        valueOptions: ["--base": "<url>", "--format": "xml|json", "--output": "<file>", "--sign": "<file>"]
+        valueOptions: ["--base": "<url>", "--format": "xml|json|meta4", "--output": "<file>", "--sign": "<file>"]
             .merging(ManifestSigning.valueOptions) { own, _ in own },
         flags: ["--sha256", "--chunks"],
         help: """
@@ -238,10 +238,11 @@ package enum HelpText {
             Walks the directory without following symlinks (skipping .assetsync/), computes
             each file's size and CRC-32 (and SHA-256 with --sha256) on all cores, and writes
             a manifest whose entries are fetched at the base URL plus their path. The output
-            is sorted and byte-identical on reruns over the same files.
+            is sorted and byte-identical on reruns over the same files. A Metalink (meta4)
+            gives each file's size, SHA-256 and URL, for aria2 and other download managers.
 
-            USAGE: assetsync manifest <dir> --base <url> [--format xml|json] [--output <file>]
-                                      [--sha256] [--chunks]
+            USAGE: assetsync manifest <dir> --base <url> [--format xml|json|meta4]
+                                      [--output <file>] [--sha256] [--chunks]
                                       [--sign <file> [--version <n>] [--expires <when>]]
 
             ARGUMENTS:
@@ -250,7 +251,9 @@ package enum HelpText {
             OPTIONS:
               --base <url>            Where the directory is served (http or https); a "/" is
                                       added when missing.
-              --format xml|json       The manifest's encoding. (default: xml)
+              --format xml|json|meta4
+                                      The manifest's encoding: meta4 is a Metalink 4 (RFC
+                                      5854), with every file's SHA-256. (default: xml)
               --output <file>         Write the manifest here (atomically) instead of to
                                       standard output.
               --sha256                Give each file its SHA-256 too (in the same read):
@@ -267,6 +270,7 @@ package enum HelpText {
             EXAMPLES:
               assetsync manifest build/assets --base https://cdn.example.com/game/ --output manifest.xml
               assetsync manifest build/assets --base https://cdn.example.com/game/ --format json | gzip > m.json.gz
+              assetsync manifest build/assets --base https://cdn.example.com/game/ --format meta4 --output game.meta4
 
             EXIT STATUS:
               0 the manifest was written; 2 invalid command line or secret key, or a file name no

@@ -11,9 +11,15 @@ package enum ManifestCommand {
                 console: console)
         }
         let formatText = arguments.value("--format") ?? "xml"
-        guard formatText == "xml" || formatText == "json" else {
+        let formats: [String: AssetSync.ManifestFormat] = ["xml": .xml, "json": .json, "meta4": .metalink]
+        guard let format = formats[formatText] else {
             throw CommandLineTool.usageFailure(
-                UsageError(message: "'--format' must be xml or json, not '\(formatText)'", command: "manifest"), console: console)
+                UsageError(message: "'--format' must be xml, json or meta4, not '\(formatText)'", command: "manifest"), console: console)
+        }
+        if format == .metalink, arguments.flags.contains("--chunks") {
+            throw CommandLineTool.usageFailure(
+                UsageError(message: "'--chunks' has no place in a Metalink: write them in an xml or json manifest", command: "manifest"),
+                console: console)
         }
         let signing = try signing(arguments, console: console)
         let report = PublishFailureReport(console: console, command: "manifest")
@@ -21,7 +27,7 @@ package enum ManifestCommand {
         do {
             described = try AssetSync.describe(
                 directory: directory, base: base, withSHA256: arguments.flags.contains("--sha256"), chunks: arguments.flags.contains("--chunks"),
-                json: formatText == "json")
+                format: format)
         } catch {
             throw report.status(of: error)
         }

@@ -1,8 +1,8 @@
 package import AssetSyncModel
 
-/// A manifest as XML or JSON text, for the publishing side (`assetsync manifest`).
+/// A manifest as XML, JSON or Metalink 4 text, for the publishing side (`assetsync manifest`).
 package enum ManifestWriter {
-    package enum Format: String, Sendable { case xml, json }
+    package enum Format: String, Sendable { case xml, json, meta4 }
 
     /// The manifest as text in `format`.
     package static func render(_ manifest: Manifest, as format: Format) -> String {
@@ -44,8 +44,26 @@ package enum ManifestWriter {
                 out += (entry.chunks.map { ", \"chunks\": \"\($0.text)\"" } ?? "") + "}"
             }
             out += manifest.entries.isEmpty ? "]}\n" : "\n]}\n"
+        case .meta4:
+            out = metalink(manifest)
         }
         return out
+    }
+
+    /// The manifest as an RFC 5854 Metalink: each file's name, size and SHA-256 (its entries must
+    /// give one: a Metalink has no CRC-32), and its sources as urls, priority 1 first.
+    private static func metalink(_ manifest: Manifest) -> String {
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<metalink xmlns=\"urn:ietf:params:xml:ns:metalink\">\n"
+        for entry in manifest.entries {
+            out += "  <file name=\"\(xmlEscaped(entry.path))\">\n"
+            out += "    <size>\(entry.size)</size>\n"
+            if let sha256 = entry.sha256 { out += "    <hash type=\"sha-256\">\(sha256.hex)</hash>\n" }
+            for (index, source) in manifest.sources(of: entry).enumerated() {
+                out += "    <url priority=\"\(index + 1)\">\(xmlEscaped(source.url))</url>\n"
+            }
+            out += "  </file>\n"
+        }
+        return out + "</metalink>\n"
     }
 
     static func xmlEscaped(_ text: String) -> String {

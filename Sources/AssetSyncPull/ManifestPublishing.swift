@@ -1,5 +1,5 @@
 import AssetSyncCache
-import AssetSyncManifestIO
+package import AssetSyncManifestIO
 package import AssetSyncModel
 package import AssetSyncSystem
 package import AssetSyncTrust
@@ -25,8 +25,8 @@ package enum ManifestPublishing {
         }
     }
 
-    /// `manifest` as XML or JSON text.
-    package static func text(of manifest: Manifest, json: Bool) -> String { ManifestWriter.render(manifest, as: json ? .json : .xml) }
+    /// `manifest` as text in `format` (a Metalink's entries must give their SHA-256).
+    package static func text(of manifest: Manifest, format: ManifestWriter.Format) -> String { ManifestWriter.render(manifest, as: format) }
 
     /// Replaces the file at `path` with `text`: a temporary beside it, then a rename.
     package static func write(_ text: String, to path: String) throws(PublishFailure) {

@@ -164,4 +164,17 @@ import TestSupport
         #expect(manifestError("<manifest version=\"1\" base=\"http://h/\"><metalink/></manifest>")
             == "m:1:40: unknown element <metalink> in <manifest> (expected <file> or <mirror>)")
     }
+
+    @Test func aMetalinkTheWriterRendersReadsBackWithEverySourceInOrder() throws {
+        let manifest = Manifest(
+            base: "http://h/", mirrors: ["https://m.example/x/"],
+            entries: [ManifestEntry(path: "a b/c&d.bin", size: 3, crc32: 7, sha256: Self.digest, mirrors: ["http://own.example/c"])])
+        let text = ManifestWriter.render(manifest, as: .meta4)
+        #expect(text.contains("<file name=\"a b/c&amp;d.bin\">") && !text.contains("crc32"))
+        let read = try readManifest(text)
+        let entry = try #require(read.entries.first)
+        #expect(entry.path == "a b/c&d.bin" && entry.size == 3 && entry.crc32 == nil && entry.sha256 == Self.digest)
+        #expect([entry.url!] + entry.mirrors == manifest.sources(of: manifest.entries[0]).map(\.url))
+        #expect(read.notes.isEmpty)
+    }
 }

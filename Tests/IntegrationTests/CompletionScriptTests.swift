@@ -59,7 +59,7 @@ import TestSupport
         #expect(try offered("assetsync", "pull", "--jobs", "4", "").sorted() == ["m.xml", "sub", "completion.bash"].sorted())
         #expect(try offered("assetsync", "pull", "--jobs", "4", "m.xml", "") == [])
         #expect(try offered("assetsync", "verify", "--cacert", "m.") == ["m.xml"])
-        #expect(try offered("assetsync", "manifest", "sub", "--format", "") == ["xml", "json"])
+        #expect(try offered("assetsync", "manifest", "sub", "--format", "") == ["xml", "json", "meta4"])
         #expect(try offered("assetsync", "manifest", "") == ["sub"])
         #expect(try offered("assetsync", "help", "") == Self.commands)
     }
@@ -79,7 +79,7 @@ import TestSupport
         #expect(try offered("assetsync pu") == ["pull"])
         #expect(try offered("assetsync pull m.xml --de") == ["--delete", "--dest"])
         #expect(try offered("assetsync pull m.xml --dest ") == ["sub/"])
-        #expect(try offered("assetsync manifest sub --format ") == ["json", "xml"])
+        #expect(try offered("assetsync manifest sub --format ") == ["json", "meta4", "xml"])
         #expect(try offered("assetsync ").count == Self.commands.count + 1)  // and help
         #expect(try offered("assetsync help ") == Self.commands.sorted())
     }

@@ -74,6 +74,12 @@ import TestSupport
         let missing = try AssetSyncBinary.run(["manifest", sandbox.served.path])
         #expect(missing.status == 2)
         #expect(missing.stderr.hasPrefix("Error: Missing '--base <url>': each file is fetched at base + its path\n"))
+        let format = try AssetSyncBinary.run(["manifest", sandbox.served.path, "--base", "http://h/", "--format", "metalink"])
+        #expect(format.status == 2)
+        #expect(format.stderr.hasPrefix("Error: '--format' must be xml, json or meta4, not 'metalink'\n"), "\(format.stderr)")
+        let chunks = try AssetSyncBinary.run(["manifest", sandbox.served.path, "--base", "http://h/", "--format", "meta4", "--chunks"])
+        #expect(chunks.status == 2)
+        #expect(chunks.stderr.hasPrefix("Error: '--chunks' has no place in a Metalink: write them in an xml or json manifest\n"))
     }
 
     /// `--chunks` lists the chunks of each file that has more than one, in both encodings, and the
