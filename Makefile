@@ -4,7 +4,7 @@ export PATH := $(if $(wildcard /opt/swift/usr/bin),/opt/swift/usr/bin:,)$(PATH)
 
 # Every Debian package that building, testing and benchmarking need.
 DEBIAN_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libisal-dev libssl-dev libsodium-dev pkg-config nginx curl gzip time util-linux python3 \
-	ca-certificates openssl strace tmux python3-venv groff-base man-db zsh fish xfsprogs minisign zsync
+	ca-certificates openssl strace tmux python3-venv groff-base man-db zsh fish xfsprogs minisign zsync aria2
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 RELEASE_BIN := .build/release/assetsync
 # A target that imports another without declaring it a dependency fails the build: the layers
