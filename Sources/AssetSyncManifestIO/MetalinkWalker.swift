@@ -194,6 +194,9 @@ package struct MetalinkWalker {
                 switch name {
                 case "size": return .value(.size)
                 case "verification", "resources": return .container
+                // MirrorCache writes its version 3 hashes as version 4 does, in <file> itself.
+                case "hash": return .value(.hash)
+                case "pieces": return .noted(Self.piecesNote)
                 case "identity", "version", "description", "license", "publisher", "os", "language", "mimetype", "copyright", "tags",
                     "releasedate", "changelog", "logo", "screenshot", "upgrade", "relations":
                     return .ignored
@@ -240,11 +243,12 @@ package struct MetalinkWalker {
             value.rank = priority
         case .three:
             guard let text = attribute("preference", of: node) else {
-                value.rank = 1  // after every url that has one
+                value.rank = Int.max  // after every url that has one
                 break
             }
-            guard let preference = Int(text), (0...100).contains(preference) else {
-                throw failure(RuleViolation("preference must be a whole number from 0 to 100", value: QuotedValue.quote(text)), entry: true)
+            // The specification's range is 0 to 100; generators that count down past it still mean an order.
+            guard let preference = Int(text), preference > Int.min else {
+                throw failure(RuleViolation("preference must be a whole number", value: QuotedValue.quote(text)), entry: true)
             }
             value.rank = -preference
         }

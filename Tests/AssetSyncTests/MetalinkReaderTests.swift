@@ -177,4 +177,36 @@ import TestSupport
         #expect([entry.url!] + entry.mirrors == manifest.sources(of: manifest.entries[0]).map(\.url))
         #expect(read.notes.isEmpty)
     }
+
+    /// `manifests/metalink/`: Metalinks in the shapes MirrorBrain (version 4), MirrorCache and
+    /// MirrorManager (version 3) publish, written from their generators' formats.
+    @Test(arguments: [
+        ("mirrorbrain.meta4", "example-15.6-DVD-x86_64.iso", Int64(4_700_372_992),
+         "6b1f0e3c2a9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f",
+         ["http://mirror.net.example.de/", "https://ftp.uni.example.de/", "https://mirror.example.nl/", "http://mirrors.example.com/"],
+         [MetalinkWalker.piecesNote, MetalinkWalker.metaurlNote, MetalinkWalker.otherSchemeNote]),
+        ("mirrorcache.metalink", "example-15.6-NET-x86_64-Media.iso", Int64(204_472_320),
+         "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+         ["https://ftp.uni.example.de/", "http://mirror.example.de/", "https://mirror.example.nl/", "http://mirrors.example.com/",
+          "https://download.example.org/"],
+         [MetalinkWalker.piecesNote]),
+        ("mirrormanager.metalink", "repomd.xml", Int64(6003),
+         "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210",
+         ["https://mirror.example.de/", "http://mirror.example.de/", "https://mirror.example.at/", "https://internal.example.de/",
+          "http://dl.example.com/"],
+         [MetalinkWalker.otherSchemeNote]),
+    ])
+    func aFixtureInAMirrorNetworksShapeIsRead(
+        _ name: String, _ path: String, _ size: Int64, _ sha256: String, _ hosts: [String], _ notes: [String]
+    ) throws {
+        let manifest = try ManifestReader.read(path: packageRoot.appendingPathComponent("manifests/metalink/" + name).path)
+        let entry = try #require(manifest.entries.first)
+        #expect(manifest.entries.count == 1 && entry.path == path && entry.size == size && entry.crc32 == nil)
+        #expect(entry.sha256 == (try ManifestRules.sha256(sha256)), "the SHA-256, not an alternate's")
+        let sources = [entry.url!] + entry.mirrors
+        #expect(sources.count == hosts.count)
+        for (source, host) in zip(sources, hosts) { #expect(source.hasPrefix(host), "\(sources)") }
+        #expect(sources.allSatisfy { $0.hasSuffix("/" + path) })
+        #expect(manifest.notes == notes)
+    }
 }
