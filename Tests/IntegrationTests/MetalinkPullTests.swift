@@ -160,6 +160,17 @@ import TestSupport
         #expect(home.requests.allSatisfy { $0.authorization == "Bearer secret" }, "the host the user chose gets them")
         #expect(mirror.requests.map(\.path).sorted() == ["/a.bin", "/b.bin"])
         #expect(mirror.requests.allSatisfy { $0.authorization == nil }, "a mirror got the credentials: \(mirror.requests.map(\.headers))")
+
+        // netrc names a host, not a port: its entry for 127.0.0.1 still goes to the Metalink's origin alone.
+        let netrcHome = try TemporaryDirectory()
+        try "machine 127.0.0.1 login user password pw\n".write(toFile: netrcHome.path + "/.netrc", atomically: true, encoding: .utf8)
+        chmod(netrcHome.path + "/.netrc", 0o600)
+        let netrcDest = try TemporaryDirectory()
+        let netrc = try AssetSyncBinary.run(
+            ["pull", home.url("m.meta4"), "--dest", netrcDest.path, "--netrc"], environment: Sandbox.environment(["HOME": netrcHome.path]))
+        #expect(netrc.status == 0, "\(netrc.stderr)")
+        #expect(home.requests.count == 4 && home.requests.suffix(2).allSatisfy { $0.authorization == "Basic dXNlcjpwdw==" })
+        #expect(mirror.requests.count == 4 && mirror.requests.allSatisfy { $0.authorization == nil })
     }
 
     @Test(.enabled(if: SignedManifestTests.hasMinisign, "minisign is not installed (make deps installs it)"))
