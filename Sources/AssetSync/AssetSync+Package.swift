@@ -144,6 +144,19 @@ extension AssetSync {
     /// Whether this process may read the file at `path`.
     package static func isReadable(_ path: String) -> Bool { PathName.isReadable(path) }
 
+    /// A bucket's prefix (`s3://BUCKET/PREFIX`) described as a manifest under `base` (nil: the
+    /// prefix itself), its text in `format`, and how each object was described: by the CRC-32
+    /// its store keeps, or streamed and hashed.
+    package static func describe(
+        bucket location: String, base: String?, withSHA256: Bool, format: ManifestFormat, options: TransferOptions,
+        objectStorage: ObjectStorageRequest, in effects: ProcessEffects
+    ) throws(PublishFailure) -> (manifest: Manifest, text: String, tally: BucketTally) {
+        let described = try BucketDescription.describe(
+            location, base: base, withSHA256: withSHA256 || format == .metalink, options: options, objectStorage: objectStorage,
+            stop: effects.stop, temporaryDirectory: effects.temporaryDirectory)
+        return (described.manifest, ManifestPublishing.text(of: described.manifest, format: format.written), described.tally)
+    }
+
     /// The process's environment variables.
     package static func processEnvironment() -> [String: String] { ProcessEnvironment.variables() }
 

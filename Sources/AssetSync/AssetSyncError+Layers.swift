@@ -84,6 +84,9 @@ extension AssetSyncError {
         case .keyUnreadable(let path, let reason): self = .invalid("cannot read the secret key \(QuotedValue.quote(path)): \(reason)")
         case .keyNotRead(let path, let words, _): self = .invalid("the secret key \(QuotedValue.quote(path)) \(words)")
         case .keyInvalid(let path, let reason): self = .invalid("the secret key \(QuotedValue.quote(path)): \(reason)")
+        case .bucket(let location, let error): self.init(error, "cannot describe \(location)")
+        case .objectStore(let error): self.init(error, "the bucket's store settings cannot be used")
+        case .interrupted: self = .cancelled
         }
     }
 

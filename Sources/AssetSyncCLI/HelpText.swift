@@ -227,13 +227,16 @@ package enum HelpText {
 
     package static let manifest = CommandSpec(
         name: "manifest",
-        usage: "assetsync manifest <dir> --base <url> [--format xml|json|meta4] [--output <file>] [--sha256] [--chunks] [--sign <file> [--version <n>] [--expires <when>]]",
+        usage: "assetsync manifest <dir>|s3://BUCKET/PREFIX/ [--base <url>] [--format xml|json|meta4] [--output <file>] [--sha256] [--chunks] "
+            + "[--sign <file> [--version <n>] [--expires <when>]] " + NetworkOptions.usage,
         arguments: ["<dir>"],
         valueOptions: ["--base": "<url>", "--format": "xml|json|meta4", "--output": "<file>", "--sign": "<file>"]
-            .merging(ManifestSigning.valueOptions) { own, _ in own },
-        flags: ["--sha256", "--chunks"],
+            .merging(ManifestSigning.valueOptions) { own, _ in own }.merging(NetworkOptions.valueOptions) { own, _ in own },
+        flags: ["--sha256", "--chunks"] + NetworkOptions.flags,
+        repeatable: NetworkOptions.repeatable,
         help: """
-            OVERVIEW: Describe a directory of files as a manifest, for the publishing side.
+            OVERVIEW: Describe a directory of files, or a bucket's prefix, as a manifest, for the
+            publishing side.
 
             Walks the directory without following symlinks (skipping .assetsync/), computes
             each file's size and CRC-32 (and SHA-256 with --sha256) on all cores, and writes
@@ -241,16 +244,30 @@ package enum HelpText {
             is sorted and byte-identical on reruns over the same files. A Metalink (meta4)
             gives each file's size, SHA-256 and URL, for aria2 and other download managers.
 
+            Given s3://BUCKET/PREFIX/, lists the prefix in an S3-compatible store (ListObjectsV2,
+            1,000 keys a page) and takes each object's CRC-32 from the store when it keeps one
+            of the whole object (GetObjectAttributes; a multipart upload's checksum of its
+            parts' checksums never counts), else streams the object once and hashes it; with
+            --sha256 or meta4, every object is streamed. Standard error says how many of each.
+            The store, its key and its region come from the AWS settings and the S3 options below.
+
             USAGE: assetsync manifest <dir> --base <url> [--format xml|json|meta4]
                                       [--output <file>] [--sha256] [--chunks]
                                       [--sign <file> [--version <n>] [--expires <when>]]
+                   assetsync manifest s3://BUCKET/PREFIX/ [--base <url>] [--format xml|json|meta4]
+                                      [--output <file>] [--sha256] [--sign <file> ...]
+                                      [--endpoint-url <url>] [--region <region>] [--profile <name>]
+                                      [--addressing-style auto|path|virtual] [--cacert <file>]
+                                      [--proxy <url>]
 
             ARGUMENTS:
-              <dir>                   The directory to describe.
+              <dir>                   The directory to describe, or s3://BUCKET/PREFIX/: the
+                                      objects under a prefix of a bucket.
 
             OPTIONS:
-              --base <url>            Where the directory is served (http or https); a "/" is
-                                      added when missing.
+              --base <url>            Where the files are served (http, https or s3); a "/" is
+                                      added when missing. (default for a bucket: the prefix
+                                      itself, s3://BUCKET/PREFIX/)
               --format xml|json|meta4
                                       The manifest's encoding: meta4 is a Metalink 4 (RFC
                                       5854), with every file's SHA-256. (default: xml)
@@ -261,20 +278,23 @@ package enum HelpText {
               --chunks                Also list each file's content-defined chunks (256 KiB
                                       to 4 MiB, about 1 MiB), from the same read: a pull
                                       that has an old version then downloads only the
-                                      chunks that changed.
+                                      chunks that changed. Directories only.
               --sign <file>           Also sign it with this minisign secret key, writing
                                       <file>.minisig beside --output, as 'assetsync sign' does.
             \(ManifestSigning.help)
+            \(NetworkOptions.help)
               -h, --help              Show help information.
 
             EXAMPLES:
               assetsync manifest build/assets --base https://cdn.example.com/game/ --output manifest.xml
               assetsync manifest build/assets --base https://cdn.example.com/game/ --format json | gzip > m.json.gz
               assetsync manifest build/assets --base https://cdn.example.com/game/ --format meta4 --output game.meta4
+              assetsync manifest s3://build-assets/nightly/ --format json --output manifest.json
 
             EXIT STATUS:
-              0 the manifest was written; 2 invalid command line or secret key, or a file name no
-              manifest may hold; 3 the directory or a file could not be read, or the output not written.
+              0 the manifest was written; 1 the bucket could not be listed or an object read;
+              2 invalid command line or secret key, or a file name no manifest may hold; 3 the
+              directory or a file could not be read, or the output not written.
 
             """)
 

@@ -1,11 +1,17 @@
 import AssetSync
 
-/// `assetsync manifest`: describe a directory as a manifest, for the publishing side.
+/// `assetsync manifest`: describe a directory, or a bucket's prefix, as a manifest, for the publishing side.
 package enum ManifestCommand {
     package static func run(_ arguments: ParsedArguments, context: CommandContext) throws(ExitStatus) {
         let console = context.console
         let directory = arguments.arguments[0]
-        guard let base = arguments.value("--base") else {
+        let isBucket = URLRules.isObjectStoreURL(directory)
+        if isBucket, arguments.flags.contains("--chunks") {
+            throw CommandLineTool.usageFailure(
+                UsageError(message: "'--chunks' needs a directory: a bucket's objects are described without reading them", command: "manifest"),
+                console: console)
+        }
+        guard let base = arguments.value("--base") ?? (isBucket ? directory : nil) else {
             throw CommandLineTool.usageFailure(
                 UsageError(message: "Missing '--base <url>': each file is fetched at base + its path", command: "manifest"),
                 console: console)
@@ -21,13 +27,31 @@ package enum ManifestCommand {
                 UsageError(message: "'--chunks' has no place in a Metalink: write them in an xml or json manifest", command: "manifest"),
                 console: console)
         }
+        if format == .metalink, URLRules.isObjectStoreURL(base) {
+            throw CommandLineTool.usageFailure(
+                UsageError(message: "a Metalink's URLs are http or https, which its clients fetch: give '--base <url>' where the bucket is served", command: "manifest"),
+                console: console)
+        }
         let signing = try signing(arguments, console: console)
         let report = PublishFailureReport(console: console, command: "manifest")
+        let network: (options: TransferOptions, storage: ObjectStorageRequest)?
+        do throws(UsageError) {
+            network = isBucket
+                ? (try NetworkOptions.parse(arguments, environment: context.environment, command: "manifest"),
+                   try NetworkOptions.objectStorage(arguments, environment: context.environment, command: "manifest"))
+                : nil
+        } catch {
+            throw CommandLineTool.usageFailure(error, console: console)
+        }
         let described: (manifest: Manifest, text: String)
         do {
-            described = try AssetSync.describe(
-                directory: directory, base: base, withSHA256: arguments.flags.contains("--sha256"), chunks: arguments.flags.contains("--chunks"),
-                format: format)
+            described = if let network {
+                try bucket(directory, base: arguments.value("--base"), network: network, arguments: arguments, format: format, context: context)
+            } else {
+                try AssetSync.describe(
+                    directory: directory, base: base, withSHA256: arguments.flags.contains("--sha256"),
+                    chunks: arguments.flags.contains("--chunks"), format: format)
+            }
         } catch {
             throw report.status(of: error)
         }
@@ -38,6 +62,23 @@ package enum ManifestCommand {
         do { try AssetSync.write(described.text, to: output) } catch { throw report.status(of: error) }
         console.err("Wrote \(output): \(described.manifest.entries.count) files, \(ByteCount.human(described.manifest.totalBytes)).\n")
         try signing?.sign(text: described.text, of: output, console: console)
+    }
+
+    /// The bucket's prefix at `location` described with the network and S3 options, and how,
+    /// told on standard error.
+    private static func bucket(
+        _ location: String, base: String?, network: (options: TransferOptions, storage: ObjectStorageRequest), arguments: ParsedArguments,
+        format: AssetSync.ManifestFormat, context: CommandContext
+    ) throws(PublishFailure) -> (manifest: Manifest, text: String) {
+        let described = try AssetSync.describe(
+            bucket: location, base: base, withSHA256: arguments.flags.contains("--sha256"), format: format, options: network.options,
+            objectStorage: network.storage, in: context.effects)
+        let tally = described.tally
+        var how = "\(tally.storedCRC32) by the CRC-32 the store keeps, \(tally.hashed) streamed and hashed"
+        if tally.multipart > 0 { how += " (\(tally.multipart) multipart, whose stored checksum is of their parts)" }
+        if tally.folders > 0 { how += "; \(tally.folders) folder markers left out" }
+        context.console.err("Described \(described.manifest.entries.count) objects under \(location): \(how).\n")
+        return (described.manifest, described.text)
     }
 
     /// The signing `--sign` asks for (with `--version` and `--expires`), or nil without it.

@@ -34,6 +34,15 @@ struct PublishFailureReport {
             return console.failed("the secret key \(QuotedValue.quote(path)) \(words): \(remedy).\n", .invalidInput)
         case .keyInvalid(let path, let reason):
             return console.failed("the secret key \(QuotedValue.quote(path)): \(reason).\n", .invalidInput)
+        case .bucket(let location, let error):
+            return console.failed("cannot describe \(location): \(error.messageWithRemedy). Nothing was written.\n", error.kind)
+        case .objectStore(let error):
+            return console.failed(
+                "the bucket's S3 settings cannot be used: \(error.message). Fix them, or give --endpoint-url, --region and --profile.\n",
+                error.kind)
+        case .interrupted:
+            console.err("Interrupted: nothing was written.\n")
+            return .interrupted
         }
     }
 

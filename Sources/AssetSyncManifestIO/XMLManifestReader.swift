@@ -30,11 +30,14 @@ package enum XMLManifestReader {
 /// What libxml2 pulls its bytes through, and where its errors are kept.
 package final class XMLFeed {
     package let input: ManifestInput
-    var scanner = XMLMarkupScanner()
+    var scanner: XMLMarkupScanner
     var inputError: ManifestError?
     var parserError: (message: String, position: SourcePosition)?
 
-    package init(input: ManifestInput) { self.input = input }
+    package init(input: ManifestInput, textRoots: [String] = ["metalink"]) {
+        self.input = input
+        scanner = XMLMarkupScanner(textRoots: textRoots)
+    }
 
     /// The bytes held back from the last chunk (see `XMLMarkupScanner.heldBack`).
     private var carry: [UInt8] = []

@@ -7,8 +7,8 @@ package import AssetSyncModel
 ///   so no entity is ever declared, fetched or expanded;
 /// - refuse text (never allowed in a manifest) and overlong attribute values
 ///   where they start, before libxml2 buffers them; a document whose root element is
-///   named `metalink` (any prefix) holds its values as text, which is then allowed, its
-///   runs bounded as blanks are;
+///   named `metalink` (any prefix), or another root its reader names (an S3 answer's), holds
+///   its values as text, which is then allowed, its runs bounded as blanks are;
 /// - blank out comments and processing instructions (newlines kept, so
 ///   positions stay true), which libxml2's reader would otherwise keep in memory.
 package struct XMLMarkupScanner {
@@ -32,6 +32,9 @@ package struct XMLMarkupScanner {
     /// The longest root element name looked at: `metalink` with a prefix fits many times over.
     private static let maximumRootNameBytes = 64
 
+    /// - Parameter textRoots: the root elements under which text is allowed: a Metalink's by default.
+    package init(textRoots: [String] = ["metalink"]) { self.textRoots = textRoots }
+
     private var state = State.content
     /// Per-state progress: dashes seen in a comment, brackets in CDATA, "?" in an instruction.
     private var run = 0
@@ -48,8 +51,10 @@ package struct XMLMarkupScanner {
     private var startTags: [SourcePosition] = []
     private var claimed = 0
     package private(set) var problem: (kind: Problem, position: SourcePosition)?
-    /// Whether text may stand between tags: the root element is a Metalink's.
+    /// Whether text may stand between tags: the root element is one of `textRoots`.
     package private(set) var allowsText = false
+    /// The root elements (local names) of documents that hold their values as text.
+    private let textRoots: [String]
     /// The root element's name while its start tag is read; nil before and after.
     private var rootName: [UInt8]?
     private var sawRootTag = false
@@ -260,7 +265,7 @@ package struct XMLMarkupScanner {
                 break
             }
             let localName = rootName!.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).last!
-            allowsText = localName.elementsEqual("metalink".utf8)
+            allowsText = textRoots.contains { localName.elementsEqual($0.utf8) }
             rootName = nil
             state = byte == UInt8(ascii: ">") ? .content : .startTag
         case .bang:

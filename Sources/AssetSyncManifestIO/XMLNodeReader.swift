@@ -18,8 +18,9 @@ package final class XMLNodeReader {
     }
 
     /// `xmlInitParser()` must have run, on the main thread.
-    package init(input: ManifestInput) {
-        feed = XMLFeed(input: input)
+    /// - Parameter textRoots: as `XMLMarkupScanner`'s.
+    package init(input: ManifestInput, textRoots: [String] = ["metalink"]) {
+        feed = XMLFeed(input: input, textRoots: textRoots)
         let context = Unmanaged.passUnretained(feed).toOpaque()
         reader = xmlReaderForIO(
             { context, buffer, length in

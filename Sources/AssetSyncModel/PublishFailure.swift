@@ -21,4 +21,11 @@ package enum PublishFailure: Error {
     case keyNotRead(String, words: String, notARegularFile: Bool)
     /// The secret key file is not one, or its password is wrong: why.
     case keyInvalid(String, reason: String)
+    /// The bucket prefix (`s3://BUCKET/PREFIX/`) could not be described: listed, asked or read,
+    /// or a key in it is no manifest path.
+    case bucket(String, any ExplainedError)
+    /// The bucket to describe names a store whose settings cannot be used.
+    case objectStore(any ExplainedError)
+    /// A stop was requested (a signal, a cancelled task); nothing was written.
+    case interrupted
 }

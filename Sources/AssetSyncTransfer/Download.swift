@@ -150,7 +150,8 @@ package final class Download {
         easy.set(CURLOPT_RANGE, request.range)
         let route = decisions.route
         if route.atFirstOrigin, let store = options.objectStore, store.signs(route.url),
-           let signed = store.sign(route.url, range: request.range, headers: request.headers, at: WallClock.now()) {
+           let signed = store.sign(
+               route.url, range: request.range, headers: request.headers + (route.sendsCredentials ? options.headers : []), at: WallClock.now()) {
             // Signed for this attempt: the date, the range and the version asked for change between attempts.
             easy.setRequest(route, options: options, extraHeaders: request.headers + signed.headers, url: signed.url)
             decisions.signedAttempt = true

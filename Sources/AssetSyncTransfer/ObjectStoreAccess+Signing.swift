@@ -2,8 +2,8 @@ import AssetSyncModel
 
 extension ObjectStoreAccess {
     /// The signature headers for a GET of `url` at `seconds` since the epoch, signing its `Range`
-    /// (`range`, as libcurl sends it: `bytes=` and the value) and its `If-Range` among `headers`
-    /// ("Name: value"); and the URL to send, its path and query spelled as they were signed. Nil
+    /// (`range`, as libcurl sends it: `bytes=` and the value) and its `If-Range` and `x-amz-`
+    /// headers among `headers` ("Name: value"); and the URL to send, its path and query spelled as they were signed. Nil
     /// when `url` does not parse or there is no key.
     func sign(_ url: String, range: String?, headers: [String], at seconds: Int64) -> (url: String, headers: [String])? {
         guard let credentials, let parts = try? URLRules.parse(url, field: "url") else { return nil }
@@ -13,8 +13,12 @@ extension ObjectStoreAccess {
             return (name: Self.decoded(name), value: Self.decoded(pair.dropFirst(name.count).dropFirst()))
         }
         var signed: [(name: String, value: String)] = range.map { [(name: "Range", value: "bytes=\($0)")] } ?? []
-        for header in headers where header.lowercased().hasPrefix("if-range:") {
-            signed.append((name: "If-Range", value: String(header.dropFirst("if-range:".count))))
+        // If-Range, and every x-amz- header sent: S3 refuses an x-amz- header left out of the signature.
+        for header in headers {
+            let name = header.prefix { $0 != ":" }
+            let lower = name.lowercased()
+            guard lower == "if-range" || lower.hasPrefix("x-amz-") else { continue }
+            signed.append((name: String(name), value: String(header.dropFirst(name.count + 1))))
         }
         // Each segment as S3 spells it when it checks the signature: decoded, then escaped but for the unreserved characters.
         let path = parts.path.split(separator: "/", omittingEmptySubsequences: false).map { SignatureV4.encode(Self.decoded($0)) }

@@ -60,7 +60,7 @@ import Testing
         }
         let manifest = try #require(CompletionOutline.tool.commands.first { $0.name == "manifest" })
         #expect(manifest.arguments.map(\.value) == [.directories])
-        #expect(manifest.options.first { $0.names == ["--format"] }?.value == .choices(["xml", "json"]))
+        #expect(manifest.options.first { $0.names == ["--format"] }?.value == .choices(["xml", "json", "meta4"]))
         #expect(manifest.options.first { $0.names == ["--output"] }?.value == .files)
         #expect(manifest.options.first { $0.names == ["--base"] }?.value == .anything)
         let pull = try #require(CompletionOutline.tool.commands.first { $0.name == "pull" })

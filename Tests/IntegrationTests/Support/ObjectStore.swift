@@ -83,6 +83,13 @@ final class ObjectStore {
                     proxy_http_version 1.1;
                     proxy_buffering off;
                 }
+                # The bucket itself (a listing), which the location above would redirect to "/assets/".
+                location = /\(Self.bucket) {
+                    proxy_pass http://127.0.0.1:\(motoPort);
+                    proxy_set_header Host $http_host;
+                    proxy_http_version 1.1;
+                    proxy_buffering off;
+                }
                 """)
             if authenticated { credentials = try JSONDecoder().decode(Credentials.self, from: try fixture(["auth"], for: "auth")) }
         } catch {
@@ -101,21 +108,34 @@ final class ObjectStore {
         }
     }
 
+    /// What the store keeps of an object's checksum: what boto3 sends by default, its CRC-32 (for a
+    /// multipart upload, a checksum of its parts' CRC-32s), or none.
+    enum StoredChecksum: String {
+        case boto3Default = ""
+        case crc32
+        case none
+    }
+
     /// Uploads `data` as `key` (multipart in parts of `partSize` when given) and presigns a GET for it.
-    func put(_ key: String, _ data: Data, partSize: Int? = nil) throws -> Object {
+    func put(_ key: String, _ data: Data, partSize: Int? = nil, checksum: StoredChecksum = .boto3Default) throws -> Object {
         let file = try scratch.write("upload", data)
-        return try JSONDecoder().decode(Object.self, from: try fixture(["put", key, file] + (partSize.map { ["\($0)"] } ?? []), for: "put \(key)"))
+        let command = ["put", key, file] + (partSize.map { ["\($0)"] } ?? [])
+        return try JSONDecoder().decode(Object.self, from: try fixture(command, for: "put \(key)", checksum: checksum))
+    }
+
+    /// Puts `count` small objects `PREFIXnnnnn.txt`, each holding its own key.
+    func putMany(prefix: String, count: Int) throws {
+        _ = try fixture(["put-many", prefix, "\(count)"], for: "put-many \(prefix)")
     }
 
     /// What `s3_fixture.py` prints for `command`, signing with `credentials` when there are.
-    private func fixture(_ command: [String], for what: String) throws -> Data {
+    private func fixture(_ command: [String], for what: String, checksum: StoredChecksum = .boto3Default) throws -> Data {
         let process = Process()
         process.executableURL = Self.environment.appendingPathComponent("bin/python")
         process.arguments = [Self.fixture.path, "http://127.0.0.1:\(motoPort)", endpoint, Self.bucket] + command
-        if let credentials {
-            process.environment = ProcessInfo.processInfo.environment.merging(
-                ["S3_FIXTURE_KEY": credentials.key, "S3_FIXTURE_SECRET": credentials.secret]) { $1 }
-        }
+        var variables = ["S3_FIXTURE_CHECKSUM": checksum.rawValue]
+        if let credentials { variables.merge(["S3_FIXTURE_KEY": credentials.key, "S3_FIXTURE_SECRET": credentials.secret]) { $1 } }
+        process.environment = ProcessInfo.processInfo.environment.merging(variables) { $1 }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
