@@ -43,6 +43,10 @@ package struct BucketDescription {
         self.temporaryDirectory = temporaryDirectory
     }
 
+    /// The bytes of objects streamed into temporary files at once, to be hashed: a group is fetched
+    /// together (`options.jobs` at a time), and removed once hashed, before the next.
+    static let hashGroupBytes: Int64 = 256 << 20
+
     /// The manifest, its entries in path order, and how each was described.
     package func describe() throws(PublishFailure) -> (manifest: Manifest, tally: BucketTally) {
         var builder = ManifestBuilder(manifestName: "the base URL", style: .xml)
@@ -52,18 +56,40 @@ package struct BucketDescription {
         var token: String?
         repeat {
             let page = try listed(after: token)
+            var objects: [(object: BucketListingPage.Object, path: String, url: String)] = []
             for object in page.objects {
-                let path = String(object.key.dropFirst(prefix.count))
                 if object.key.hasSuffix("/"), object.size == 0 {
                     tally.folders += 1
                     continue
                 }
+                let path = String(object.key.dropFirst(prefix.count))
                 do throws(RuleViolation) { _ = try ManifestRules.path(path) } catch {
                     throw .bucket(location, Failure(
                         description: "the key \(QuotedValue.quote(object.key)) cannot be listed in a manifest as \(QuotedValue.quote(path)): \(error.problem)",
                         kind: .invalidInput))
                 }
-                entries.append(try entry(for: object, path: path, tally: &tally))
+                objects.append((object, path, "s3://\(bucket)/" + URLRules.percentEncodedPath(object.key)))
+            }
+            let stored = withSHA256 ? objects.map { _ in nil } : try storedCRC32s(of: objects.map { ($0.object, $0.url) }, tally: &tally)
+            var unsummed: [(object: BucketListingPage.Object, path: String, url: String)] = []
+            for (index, described) in objects.enumerated() {
+                guard let crc32 = stored[index] else {
+                    unsummed.append(described)
+                    continue
+                }
+                tally.storedCRC32 += 1
+                entries.append(ManifestEntry(path: described.path, size: described.object.size, crc32: crc32))
+            }
+            tally.hashed += unsummed.count
+            var group: [(object: BucketListingPage.Object, path: String, url: String)] = []
+            var groupBytes: Int64 = 0
+            for (index, described) in unsummed.enumerated() {
+                group.append(described)
+                groupBytes += described.object.size
+                guard groupBytes >= Self.hashGroupBytes || index == unsummed.count - 1 else { continue }
+                entries += try hashed(group)
+                group = []
+                groupBytes = 0
             }
             token = page.continuationToken
         } while token != nil
@@ -78,41 +104,65 @@ package struct BucketDescription {
     private func listed(after token: String?) throws(PublishFailure) -> BucketListingPage {
         var query = "list-type=2&max-keys=1000&prefix=" + URLRules.percentEncodedPath(prefix).replacing("/", with: "%2F")
         if let token { query += "&continuation-token=" + URLRules.percentEncodedPath(token).replacing("/", with: "%2F") }
-        let url = "s3://\(bucket)/?" + query
-        let copy = try fetched(url, limit: BucketListingPage.sizeLimit, options: options)
-        do { return try BucketListingPage.read(path: copy.path, name: "the listing of \(location)") } catch {
+        let copies = try fetched([("s3://\(bucket)/?" + query, BucketListingPage.sizeLimit)], options: options)
+        // The files are removed when they go: they must outlive the read, not just the path's copy.
+        defer { withExtendedLifetime(copies) {} }
+        do { return try BucketListingPage.read(path: copies[0].path, name: "the listing of \(location)") } catch {
             throw .bucket(location, Failure(description: error.description, kind: .remote))
         }
     }
 
-    /// The entry for `object`: its stored CRC-32 when the store keeps one of the whole object (and no
-    /// SHA-256 is asked for), else the checksums of its bytes, streamed once.
-    private func entry(for object: BucketListingPage.Object, path: String, tally: inout BucketTally) throws(PublishFailure) -> ManifestEntry {
-        let url = "s3://\(bucket)/" + URLRules.percentEncodedPath(object.key)
-        if !withSHA256 {
-            let attributes = try self.attributes(of: url)
-            if let crc32 = attributes.fileCRC32, attributes.size == object.size {
-                tally.storedCRC32 += 1
-                return ManifestEntry(path: path, size: object.size, crc32: crc32)
+    /// Each object's own CRC-32 as its store keeps it (GetObjectAttributes, all of a page at once),
+    /// nil where the store keeps none of the whole object; `tally` counts the multipart composites.
+    private func storedCRC32s(
+        of objects: [(object: BucketListingPage.Object, url: String)], tally: inout BucketTally
+    ) throws(PublishFailure) -> [UInt32?] {
+        guard !objects.isEmpty else { return [] }
+        var asking = options
+        asking.headers = ["x-amz-object-attributes: ETag,Checksum,ObjectSize"]
+        // The header goes to the store alone, as its key does.
+        asking.credentialScope = CredentialScope()
+        if let store = options.objectStore, let target = S3Location.requestURL(for: objects[0].url, at: store) {
+            asking.credentialScope.admit(originOf: target)
+        }
+        let copies = try fetched(objects.map { ($0.url + "?attributes", ObjectAttributes.sizeLimit) }, options: asking)
+        defer { withExtendedLifetime(copies) {} }
+        var crc32s: [UInt32?] = []
+        for (index, copy) in copies.enumerated() {
+            let attributes: ObjectAttributes
+            do { attributes = try ObjectAttributes.read(path: copy.path, name: "the attributes of \(objects[index].url)") } catch {
+                throw .bucket(location, Failure(description: error.description, kind: .remote))
             }
-            if attributes.crc32Base64 != nil, ObjectAttributes.isMultipart(attributes.etag) || attributes.checksumType == "COMPOSITE" {
+            let crc32 = attributes.size == objects[index].object.size ? attributes.fileCRC32 : nil
+            if crc32 == nil, attributes.crc32Base64 != nil, ObjectAttributes.isMultipart(attributes.etag) || attributes.checksumType == "COMPOSITE" {
                 tally.multipart += 1
             }
+            crc32s.append(crc32)
         }
-        tally.hashed += 1
-        let copy = try fetched(url, limit: object.size, options: options)
-        let sums: (size: Int64, checksums: FileChecksums)
-        do throws(SystemError) {
-            sums = try Self.checksums(of: copy.path, withSHA256: withSHA256)
-        } catch {
-            throw .bucket(location, Failure(description: "\(url): \(error.reason)", kind: .localIO))
+        return crc32s
+    }
+
+    /// The entries of `objects`, each streamed once into a temporary file and hashed.
+    private func hashed(_ objects: [(object: BucketListingPage.Object, path: String, url: String)]) throws(PublishFailure) -> [ManifestEntry] {
+        let copies = try fetched(objects.map { ($0.url, $0.object.size) }, options: options)
+        defer { withExtendedLifetime(copies) {} }
+        var entries: [ManifestEntry] = []
+        for (index, copy) in copies.enumerated() {
+            let (object, path, url) = objects[index]
+            let sums: (size: Int64, checksums: FileChecksums)
+            do throws(SystemError) {
+                sums = try Self.checksums(of: copy.path, withSHA256: withSHA256)
+            } catch {
+                throw .bucket(location, Failure(description: "\(url): \(error.reason)", kind: .localIO))
+            }
+            guard sums.size == object.size else {
+                throw .bucket(location, Failure(
+                    description: "\(url) was listed with \(object.size) bytes but answered with \(sums.size): it changed while it was described",
+                    kind: .remote))
+            }
+            entries.append(ManifestEntry(path: path, size: object.size, crc32: sums.checksums.crc32, sha256: sums.checksums.sha256))
         }
-        guard sums.size == object.size else {
-            throw .bucket(location, Failure(
-                description: "\(url) was listed with \(object.size) bytes but answered with \(sums.size): it changed while it was described",
-                kind: .remote))
-        }
-        return ManifestEntry(path: path, size: object.size, crc32: sums.checksums.crc32, sha256: sums.checksums.sha256)
+        return entries
     }
 
     /// The size and checksums of the file at `path`, read once.
@@ -126,31 +176,28 @@ package struct BucketDescription {
         return (size, try FileChecksums.of(fd: fd, length: size, withSHA256: withSHA256, buffer: buffer, path: path))
     }
 
-    /// What GetObjectAttributes says of the object at `url`.
-    private func attributes(of url: String) throws(PublishFailure) -> ObjectAttributes {
-        var asking = options
-        asking.headers = ["x-amz-object-attributes: ETag,Checksum,ObjectSize"]
-        // The header goes to the store alone, as its key does.
-        asking.credentialScope = CredentialScope()
-        if let store = options.objectStore, let target = S3Location.requestURL(for: url, at: store) { asking.credentialScope.admit(originOf: target) }
-        let copy = try fetched(url + "?attributes", limit: ObjectAttributes.sizeLimit, options: asking)
-        do { return try ObjectAttributes.read(path: copy.path, name: "the attributes of \(url)") } catch {
-            throw .bucket(location, Failure(description: error.description, kind: .remote))
+    /// Each document's answer (`url`, at most `limit` bytes) in a temporary file of its own, fetched
+    /// together; removed when the files go.
+    private func fetched(_ documents: [(url: String, limit: Int64)], options: TransferOptions) throws(PublishFailure) -> [TemporaryFile] {
+        var files: [TemporaryFile] = []
+        for _ in documents {
+            guard let file = TemporaryFile(in: temporaryDirectory, prefix: "assetsync-bucket") else {
+                throw .unwritable(temporaryDirectory, SystemError("mkstemp"))
+            }
+            files.append(file)
         }
-    }
-
-    /// `url`'s answer in a temporary file, at most `limit` bytes.
-    private func fetched(_ url: String, limit: Int64, options: TransferOptions) throws(PublishFailure) -> TemporaryFile {
-        guard let temporary = TemporaryFile(in: temporaryDirectory, prefix: "assetsync-bucket") else {
-            throw .unwritable(temporaryDirectory, SystemError("mkstemp"))
+        let batch = zip(documents, files).map { document, file in
+            ManifestFetcher.Document(url: document.url, sizeLimit: max(document.limit, 1), destination: ManifestFile(path: file.path))
         }
-        do {
-            _ = try ManifestFetcher(options: options, sizeLimit: max(limit, 1), stop: stop).fetch(url, into: ManifestFile(path: temporary.path))
-        } catch {
-            if stop.isRequested() { throw .interrupted }
-            throw .bucket(location, Failure(description: "cannot fetch \(url): \(error.description)", kind: .remote))
+        let outcomes: [Result<String, ManifestFetcher.Failure>]
+        do { outcomes = try ManifestFetcher(options: options, stop: stop).fetch(batch) } catch { throw .interrupted }
+        for (index, outcome) in outcomes.enumerated() {
+            if case .failure(let error) = outcome {
+                if stop.isRequested() { throw .interrupted }
+                throw .bucket(location, Failure(description: "cannot fetch \(documents[index].url): \(error.description)", kind: .remote))
+            }
         }
-        return temporary
+        return files
     }
 }
 

@@ -8,11 +8,18 @@ package protocol ManifestDestination: AnyObject {
     func openAttempt() throws(ManifestFetcher.Failure) -> Int32
     /// The attempt's file, for messages.
     var attemptName: String { get }
-    /// The attempt's file (written and made durable) is the manifest from `url`: keeps it with
+    /// The attempt's file (written, and made durable when `keepsDurably`) is the manifest from `url`: keeps it with
     /// its validators and returns the path it can be read at.
     func keepAttempt(url: String, etag: String?, lastModified: String?) throws(ManifestFetcher.Failure) -> String
     /// Removes what the attempt left, unless it was kept.
     func dropAttempt()
+    /// Whether a kept attempt is made durable first (a copy kept for later runs); a temporary
+    /// file read at once and removed need not be.
+    var keepsDurably: Bool { get }
+}
+
+extension ManifestDestination {
+    package var keepsDurably: Bool { true }
 }
 
 /// A manifest kept from an earlier fetch: where it is, and the validators it came with.

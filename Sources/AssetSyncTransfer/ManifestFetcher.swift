@@ -78,4 +78,41 @@ package struct ManifestFetcher {
         throw Failure(
             description: failure.reason, remedy: failure.remedy, status: failure.httpStatus, sizeLimitExceeded: failure.sizeLimitExceeded)
     }
+
+    /// A document of a batch: where it is fetched from, the most bytes it may have, where it goes.
+    package struct Document {
+        package var url: String
+        package var sizeLimit: Int64
+        package var destination: any ManifestDestination
+
+        package init(url: String, sizeLimit: Int64, destination: any ManifestDestination) {
+            self.url = url
+            self.sizeLimit = sizeLimit
+            self.destination = destination
+        }
+    }
+
+    /// Fetches every one of `documents` (distinct URLs, none conditional) in one run of the
+    /// transport, `options.jobs` at a time over reused connections: the path each was kept at, or
+    /// why it was not, in order. Throws only when the stop was requested.
+    package func fetch(_ documents: [Document]) throws(Failure) -> [Result<String, Failure>] {
+        let fetch = DocumentBatchFetch(documents)
+        let requests = documents.map { document in
+            TransferEngine.Request(
+                entry: ManifestEntry(path: document.url, size: document.sizeLimit, crc32: 0), action: .new,
+                sources: [DownloadSource(url: document.url)], kind: .document(held: nil))
+        }
+        let stop = self.stop
+        let (ending, results) = transport.transfer(
+            requests, options: options, delegate: fetch, wakeFD: stop.wakeFD, shouldStop: { stop.isRequested() }, clock: clock)
+        if ending == .interrupted { throw Failure(description: "interrupted") }
+        let outcomes = Dictionary(results.map { ($0.path, $0.outcome) }) { first, _ in first }
+        return documents.map { document in
+            if let path = fetch.kept[document.url] { return .success(path) }
+            if let local = fetch.localFailure(document.url) { return .failure(local) }
+            guard case .failed(let failure)? = outcomes[document.url] else { return .failure(Failure(description: "not fetched")) }
+            return .failure(Failure(
+                description: failure.reason, remedy: failure.remedy, status: failure.httpStatus, sizeLimitExceeded: failure.sizeLimitExceeded))
+        }
+    }
 }

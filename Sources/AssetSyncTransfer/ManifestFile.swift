@@ -21,4 +21,7 @@ package final class ManifestFile: ManifestDestination {
     package func keepAttempt(url: String, etag: String?, lastModified: String?) throws(ManifestFetcher.Failure) -> String { path }
 
     package func dropAttempt() {}
+
+    /// A temporary file, read at once and removed: no crash can leave it for a later run to trust.
+    package var keepsDurably: Bool { false }
 }

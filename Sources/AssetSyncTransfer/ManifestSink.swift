@@ -49,7 +49,7 @@ final class ManifestSink: DownloadSink {
     /// A document has no size or checksum to compare with: its status was its proof.
     func mismatch() -> String? { nil }
 
-    /// Makes the body durable and has the destination keep it, with the answer's validators, as the
+    /// Makes the body durable (when the destination keeps it so) and has the destination keep it, with the answer's validators, as the
     /// document from `url`; the path it can be read at.
     func keep(url: String) throws(ManifestFetcher.Failure) -> String {
         if output < 0 { output = try destination.openAttempt() }  // an empty body: its file all the same
@@ -57,7 +57,7 @@ final class ManifestSink: DownloadSink {
             destination.dropAttempt()
             offset = 0
         }
-        let durable = fdatasync(output) == 0
+        let durable = !destination.keepsDurably || fdatasync(output) == 0
         let error = SystemError("fsync")
         close(output)
         output = -1
