@@ -32,6 +32,33 @@ extension AssetSync {
         }
     }
 
+    /// Describes the objects under a prefix of an S3-compatible bucket (`s3://BUCKET/PREFIX/`) as a
+    /// manifest whose files are fetched at `base` plus their paths (nil: the prefix itself), without
+    /// downloading an object whose CRC-32 the store keeps (a multipart upload's checksum of its parts'
+    /// checksums never counts); the others are streamed once and hashed, and every object with
+    /// `sha256` or for a Metalink. The store, its key and the transfers come from `network`
+    /// (``NetworkSettings/objectStorage``). Returns the manifest's text.
+    public static func describe(
+        bucket: String, base: String? = nil, format: ManifestFormat = .xml, sha256: Bool = false, network: NetworkSettings = NetworkSettings()
+    ) async throws(AssetSyncError) -> String {
+        let options = try network.transferOptions()
+        let storage = network.objectStorage.request
+        return try await run { stop throws(AssetSyncError) in
+            do throws(PublishFailure) {
+                if format == .metalink, URLRules.isObjectStoreURL(base ?? bucket) {
+                    throw .invalidBase(ManifestError(
+                        manifest: "the base URL", problem: "a Metalink's URLs are http or https, which its clients fetch: give the base where the bucket is served"))
+                }
+                let described = try BucketDescription.describe(
+                    bucket, base: base, withSHA256: sha256 || format == .metalink, options: options, objectStorage: storage, stop: stop,
+                    temporaryDirectory: TemporaryFile.processDirectory)
+                return ManifestPublishing.text(of: described.manifest, format: format.written)
+            } catch {
+                throw AssetSyncError(error)
+            }
+        }
+    }
+
     /// Signs the manifest file at `manifestPath` with the minisign secret key in `secretKeyFile`
     /// (`password` gives an encrypted key's password), writing `manifestPath.minisig`, whose trusted
     /// comment carries `version` (by default the current Unix time: it must grow with each release)

@@ -1,3 +1,5 @@
+import AssetSyncModel
+
 /// How requests are made: parallelism, retries, rate, TLS, proxy, credentials and the object store.
 public struct NetworkSettings: Sendable, Equatable {
     /// Transfers at once (1–64).
@@ -24,4 +26,27 @@ public struct NetworkSettings: Sendable, Equatable {
     /// The defaults: 8 transfers at once, 5 retries, no rate limit, no headers or netrc, the system's
     /// CA certificates, and no proxy but those the environment names (`http_proxy`, `https_proxy`, `no_proxy`).
     public init() {}
+}
+
+extension NetworkSettings {
+    /// The transfer options these settings make; a value out of range is refused.
+    func transferOptions() throws(AssetSyncError) -> TransferOptions {
+        guard (1...64).contains(jobs) else { throw .invalid("jobs must be 1 to 64, not \(jobs)") }
+        guard (0...100).contains(retries) else { throw .invalid("retries must be 0 to 100, not \(retries)") }
+        var options = TransferOptions()
+        options.jobs = jobs
+        options.retries = retries
+        if let rate = bytesPerSecond {
+            guard rate > 0 else { throw .invalid("the rate limit must be at least 1 byte per second, not \(rate)") }
+            options.limitRate = rate
+        }
+        options.headers = headers
+        options.useNetrc = useNetrc
+        options.caFile = caFile
+        options.proxy = proxy
+        for host in credentialHosts where !options.credentialScope.admit(host: host) {
+            throw .invalid("a credential host must be a host name or address, with an optional :port, not \(QuotedValue.quote(host))")
+        }
+        return options
+    }
 }

@@ -36,25 +36,10 @@ struct RequestRun {
         return PullRun(asked, effects: effects)
     }
 
-    /// The transfer options the request's network settings make.
+    /// The transfer options the request's network settings make, its manifest URL's origin
+    /// admitted for its headers.
     private func options() throws(AssetSyncError) -> TransferOptions {
-        let network = request.network
-        guard (1...64).contains(network.jobs) else { throw .invalid("jobs must be 1 to 64, not \(network.jobs)") }
-        guard (0...100).contains(network.retries) else { throw .invalid("retries must be 0 to 100, not \(network.retries)") }
-        var options = TransferOptions()
-        options.jobs = network.jobs
-        options.retries = network.retries
-        if let rate = network.bytesPerSecond {
-            guard rate > 0 else { throw .invalid("the rate limit must be at least 1 byte per second, not \(rate)") }
-            options.limitRate = rate
-        }
-        options.headers = network.headers
-        options.useNetrc = network.useNetrc
-        options.caFile = network.caFile
-        options.proxy = network.proxy
-        for host in network.credentialHosts where !options.credentialScope.admit(host: host) {
-            throw .invalid("a credential host must be a host name or address, with an optional :port, not \(QuotedValue.quote(host))")
-        }
+        var options = try request.network.transferOptions()
         if case .url(let url) = request.manifest, !URLRules.isObjectStoreURL(url) { options.credentialScope.admit(originOf: url) }
         return options
     }

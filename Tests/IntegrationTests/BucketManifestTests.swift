@@ -1,3 +1,4 @@
+import AssetSync
 import Foundation
 import Testing
 import TestSupport
@@ -78,5 +79,28 @@ struct BucketManifestTests {
         #expect(listings.count == 2 && listings.last?.uri.contains("continuation-token=") == true, "\(listings.map(\.uri))")
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output))) as? [String: Any]
         #expect(object?["base"] as? String == "https://cdn.example/many/")
+    }
+
+    /// The library describes a bucket with the key and endpoint its settings give; a Metalink of a
+    /// bucket needs a base its clients can fetch.
+    @Test func theLibraryDescribesABucketWithItsOwnSettings() async throws {
+        let store = try ObjectStore(authenticated: true)
+        defer { store.stop() }
+        let sandbox = try Sandbox()
+        let data = PullNginxTests.random(10_000)
+        _ = try store.put("lib/a.bin", data, checksum: .crc32)
+        var network = NetworkSettings()
+        network.objectStorage.endpoint = store.endpoint
+        network.objectStorage.environment = ["HOME": sandbox.root.path]
+        network.objectStorage.credentials = .init(accessKeyID: store.credentials!.key, secretAccessKey: store.credentials!.secret)
+        let text = try await AssetSync.describe(bucket: "s3://assets/lib/", format: .json, network: network)
+        #expect(text.contains("\"base\": \"s3://assets/lib/\"") && text.contains(
+            "{\"path\": \"a.bin\", \"size\": 10000, \"crc32\": \"\(TestManifest.crc32Hex(data))\"}"), "\(text)")
+        do {
+            _ = try await AssetSync.describe(bucket: "s3://assets/lib/", format: .metalink, network: network)
+            Issue.record("a Metalink of s3:// URLs was written")
+        } catch {
+            #expect(error.kind == .invalidInput && error.message.contains("a Metalink's URLs are http or https"), "\(error)")
+        }
     }
 }
