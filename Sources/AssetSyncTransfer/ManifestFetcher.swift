@@ -63,20 +63,11 @@ package struct ManifestFetcher {
     /// Fetches `url` into `destination` (conditionally, when it keeps a copy from the same URL).
     package func fetch(_ url: String, into destination: any ManifestDestination) throws(Failure) -> Fetched {
         let held = destination.cached(for: url)
-        let fetch = ManifestFetch(url: url, held: held, into: destination)
-        // A document is named by its URL; its size is the bound, and no CRC-32 is known or checked.
-        let request = TransferEngine.Request(
-            entry: ManifestEntry(path: url, size: sizeLimit, crc32: 0), action: .new, sources: [DownloadSource(url: url)],
-            kind: .document(held: held))
-        let stop = self.stop
-        let (ending, results) = transport.transfer(
-            [request], options: options, delegate: fetch, wakeFD: stop.wakeFD, shouldStop: { stop.isRequested() },
-            clock: clock)
-        if let fetched = fetch.fetched, ending == .finished { return fetched }
-        if let local = fetch.localFailure { throw local }
-        guard ending != .interrupted, case .failed(let failure)? = results.first?.outcome else { throw Failure(description: "interrupted") }
-        throw Failure(
-            description: failure.reason, remedy: failure.remedy, status: failure.httpStatus, sizeLimitExceeded: failure.sizeLimitExceeded)
+        let document = Document(url: url, sizeLimit: sizeLimit, destination: destination)
+        switch try run([document], held: held.map { [url: $0] } ?? [:])[0] {
+        case .success(let fetched): return fetched
+        case .failure(let failure): throw failure
+        }
     }
 
     /// A document of a batch: where it is fetched from, the most bytes it may have, where it goes.
@@ -96,11 +87,18 @@ package struct ManifestFetcher {
     /// transport, `options.jobs` at a time over reused connections: the path each was kept at, or
     /// why it was not, in order. Throws only when the stop was requested.
     package func fetch(_ documents: [Document]) throws(Failure) -> [Result<String, Failure>] {
-        let fetch = DocumentBatchFetch(documents)
+        try run(documents, held: [:]).map { $0.map(\.path) }
+    }
+
+    /// Fetches `documents` (conditionally those `held` has a copy of) in one run of the transport:
+    /// what became of each, in order.
+    private func run(_ documents: [Document], held: [String: CachedManifest]) throws(Failure) -> [Result<Fetched, Failure>] {
+        let fetch = ManifestFetch(documents, held: held)
+        // A document is named by its URL; its size is the bound, and no CRC-32 is known or checked.
         let requests = documents.map { document in
             TransferEngine.Request(
                 entry: ManifestEntry(path: document.url, size: document.sizeLimit, crc32: 0), action: .new,
-                sources: [DownloadSource(url: document.url)], kind: .document(held: nil))
+                sources: [DownloadSource(url: document.url)], kind: .document(held: held[document.url]))
         }
         let stop = self.stop
         let (ending, results) = transport.transfer(
@@ -108,9 +106,9 @@ package struct ManifestFetcher {
         if ending == .interrupted { throw Failure(description: "interrupted") }
         let outcomes = Dictionary(results.map { ($0.path, $0.outcome) }) { first, _ in first }
         return documents.map { document in
-            if let path = fetch.kept[document.url] { return .success(path) }
+            if let fetched = fetch.kept[document.url] { return .success(fetched) }
             if let local = fetch.localFailure(document.url) { return .failure(local) }
-            guard case .failed(let failure)? = outcomes[document.url] else { return .failure(Failure(description: "not fetched")) }
+            guard case .failed(let failure)? = outcomes[document.url] else { return .failure(Failure(description: "interrupted")) }
             return .failure(Failure(
                 description: failure.reason, remedy: failure.remedy, status: failure.httpStatus, sizeLimitExceeded: failure.sizeLimitExceeded))
         }
