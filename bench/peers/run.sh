@@ -809,6 +809,11 @@ fi
 echo >>"$md"
 has peers "${parts[@]}" && peers_part
 has scaling "${parts[@]}" && scaling_part
+# The S3 comparison, which bench/s3/run.sh writes between its markers, is kept.
+if has peers "${parts[@]}" && [[ -s $report ]]; then
+    s3_section=$(sed -n '/^<!-- bench\/s3\/run.sh: begin/,/^<!-- bench\/s3\/run.sh: end -->$/p' "$report")
+    [[ -z $s3_section ]] || printf '\n%s\n' "$s3_section" >>"$md"
+fi
 
 mkdir -p "$(dirname "$report")"
 cp "$md" "$report"
