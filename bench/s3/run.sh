@@ -241,6 +241,12 @@ evidence() {
     fi
 }
 
+# The command line as given, with the knobs that were set.
+command_line=""
+for knob in ROUNDS C_ROUNDS SETS SET_B SET_C REFS EVIDENCE DROP_CACHES ASSETSYNC_MOTO_VENV REPORT BENCH_OUT; do
+    [[ -n ${!knob+set} ]] && command_line+="$knob=${!knob} "
+done
+command_line+="bench/s3/run.sh $*"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date -u '+%H:%M')
 for s in "${sets[@]}"; do
@@ -270,8 +276,8 @@ spread() {  # KEY: "median (min–max)" s, or what went wrong
 rate() {  # KEY SET: MB/s (10^6 bytes) at the median
     local -a v
     read -r -a v <<<"${wall[$1]:-}"
-    local m
-    m=$(median_of "${v[@]}")
+    local m=ERR
+    [[ " ${v[*]} " == *" FAIL "* ]] || m=$(median_of "${v[@]}")
     if num "$m"; then awk -v b="$(set_bytes "$2")" -v us="$m" 'BEGIN { printf "%.0f", b / us }'; else echo "-"; fi
 }
 cpu_rss() {  # KEY: "CPU s (median) / peak RSS MiB (max)"
@@ -323,6 +329,7 @@ end_marker="<!-- bench/s3/run.sh: end -->"
     echo '```'
     print_header "S3 benchmark" \
         "tools:    $(/usr/bin/aws --version 2>&1 | cut -d' ' -f1-2) (Debian's awscli), $(rclone version 2>&1 | head -n 1), s3cmd $(s3cmd --version 2>&1 | awk '{ print $NF }'), $(curl --version | head -n 1 | cut -d' ' -f1-2)" \
+        "command:  $command_line" \
         "server:   moto_server $("$venv/bin/python" -c 'import moto; print(moto.__version__)') on $endpoint, authentication enforced (IAM user, allow-all policy; a wrong secret refused), path-style, every object in moto's memory" \
         "rounds:   $rounds (set C: $c_rounds), interleaved, the order of the tools rotating each round; load $load_before at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end ($started–$ended UTC)" \
         "caches:   before every run: an empty destination (set C's previous ones set aside), sync, drop_caches=$drop_caches, the source read back into the page cache"
@@ -363,9 +370,12 @@ the endpoint, so path style; `use_https = False`; SigV4); `AWS_CA_BUNDLE` is uns
 (plain HTTP; rclone's s3 backend refused to start with it). Concurrency: assetsync's
 default `--jobs 8`; aws its defaults (`max_concurrent_requests` 10, objects above 8 MiB
 fetched as 8 MiB ranged GETs); rclone `--transfers 8` as in the peers benchmark
-(default 4) with its default `--checkers 8` (it also sends a HEAD per object for
-the modification time it sets); s3cmd has no parallel transfers. The peers leave out
-`manifest.json` (`--exclude`).
+(default 4) with its default `--checkers 8`; s3cmd has no parallel transfers. The
+peers leave out `manifest.json` (`--exclude`). Requests per tool, counted in moto's
+log on a small set by hand (20 × 64 KiB, 2 × 16 MiB multipart): assetsync the manifest
+and one GET per file; aws one listing and a 206 ranged GET per 8 MiB; rclone a
+listing per directory and one GET per file; s3cmd one listing, one GET per file and
+a HEAD before each multipart object.
 
 **What each tool verified**, as far as it can be shown:
 
@@ -383,12 +393,14 @@ the modification time it sets); s3cmd has no parallel transfers. The peers leave
   maintainer's older description of the v1 CLI (MD5 checked for non-ranged downloads
   only, never for ranged ones: aws/aws-cli#1750) does not match the code of this
   version.
-- **rclone copy** (1.60.1): the size always, and the MD5 of the written file against
-  the object's when the object has one: its ETag for single-part objects, or the
-  `X-Amz-Meta-Md5chksum` metadata rclone writes on its own multipart uploads (rclone's
-  s3 docs, "Hashes"). Counted from its `-vv` log in this run ("md5 = … OK" against
-  "Src hash empty - aborting Dst hash check"): set B's multipart objects, uploaded by
-  boto3, carry no MD5, so only their sizes were checked.
+- **rclone copy** (1.60.1): after each transfer, the size and the MD5 of the written
+  file against the object's, a mismatch an error "corrupted on transfer" (its manual,
+  `/usr/share/doc/rclone/MANUAL.md.gz`: `--ignore-checksum`, and "corrupted on
+  transfer: sizes differ" under `--s3-decompress`), when the object has an MD5: its
+  ETag for single-part objects, or the `X-Amz-Meta-Md5chksum` metadata rclone writes on
+  its own multipart uploads (the manual's s3 "Hashes"). Counted from its `-vv` log in
+  this run ("md5 = … OK" against "Src hash empty - aborting Dst hash check"): set B's
+  multipart objects, uploaded by boto3, carry no MD5, so only their sizes were checked.
 - **s3cmd sync** (2.3.0): an MD5 computed while receiving and compared with the ETag,
   or with its own `s3cmd-attrs` metadata, unless the ETag is a multipart one (with a
   `-`; s3tools/s3cmd#604, #605); a mismatch prints `WARNING: MD5 signatures do not
