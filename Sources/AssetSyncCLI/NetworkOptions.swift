@@ -79,8 +79,10 @@ package enum NetworkOptions {
         if let source = arguments.arguments.first, CommandSteps.isURL(source), !URLRules.isObjectStoreURL(source) {
             options.credentialScope.admit(originOf: source)
         } else if options.credentialScope.isEmpty, !options.headers.isEmpty || arguments.flags.contains("--netrc") {
+            let manifest = arguments.arguments.first.map(URLRules.isObjectStoreURL) == true
+                ? "an s3:// manifest (whose store takes its own key)" : "a local manifest"
             throw UsageError(
-                message: "with a local manifest, '--header' and '--netrc' go only to hosts named with '--auth-host HOST'",
+                message: "with \(manifest), '--header' and '--netrc' go only to hosts named with '--auth-host HOST'",
                 command: command)
         }
         if let caFile = arguments.value("--cacert") {

@@ -54,6 +54,11 @@ import TestSupport
 
             """, "\(profile.stderr)")
 
+        let header = try AssetSyncBinary.run(["plan", "s3://assets/m.json", "--header", "X-Token: t"], environment: home)
+        #expect(header.status == 2 && header.stderr.hasPrefix(
+            "Error: with an s3:// manifest (whose store takes its own key), '--header' and '--netrc' go only to hosts named with '--auth-host HOST'\n"),
+            "\(header.stderr)")
+
         // A manifest naming no store reads no AWS setting: the same profile is never looked for.
         try sandbox.serve("a.bin", Data("a".utf8))
         let local = try AssetSyncBinary.run(["plan", sandbox.manifest(base: "http://127.0.0.1:9/"), "--dest", sandbox.dest, "--profile", "nosuch"], environment: home)
