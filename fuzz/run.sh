@@ -17,7 +17,7 @@ bash fuzz/build.sh >/dev/null
 corpus=$out/corpus
 rm -rf "$corpus"
 mkdir -p "$corpus"/{manifest,records,http}
-cp manifests/example.xml manifests/example.json manifests/invalid/* "$corpus/manifest/"
+cp manifests/example.xml manifests/example.json manifests/invalid/* manifests/metalink/* "$corpus/manifest/"
 gzip -c manifests/example.xml >"$corpus/manifest/example.xml.gz"
 printf 'assetsync-resume 1\npath a/b.bin\nsize 1048576\ncrc32 12345678\nurl http://h/a\netag "v1"\nsegments 0-1048575:0\n' \
     >"$corpus/records/resume"

@@ -5,8 +5,9 @@ package enum HelpText {
     package static let main = """
         OVERVIEW: Mirror large remote files into a local cache, each one verified by its CRC-32.
 
-        assetsync reads a manifest (XML or JSON, optionally gzip-compressed) that lists
-        each file's path, size, URL and CRC-32, and compares it with a cache directory.
+        assetsync reads a manifest (XML, JSON or a Metalink, optionally gzip-compressed)
+        that lists each file's path, size, URL and CRC-32 or SHA-256, and compares it
+        with a cache directory.
 
         USAGE: assetsync <subcommand>
 
