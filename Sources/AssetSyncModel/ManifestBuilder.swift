@@ -175,16 +175,19 @@ package struct ManifestBuilder {
 
     /// An entry's own mirrors differ from its url (or `base` + its path) and from each other, under
     /// any spelling (compared as `URLRules.normalized` spells them), as the mirror bases differ
-    /// from `base`: the same URL twice would only be asked twice.
+    /// from `base`: the same URL twice would only be asked twice. Each URL is looked up by its normal
+    /// form in a table, so that an entry with a huge list of mirrors costs a pass, not its square.
     private func checkMirrorsDiffer() throws(ManifestError) {
         for index in mirroredEntries {
             let entry = entries[index]
             let primary = entry.url ?? base.map { $0 + URLRules.percentEncodedPath(entry.path) }
             var earlier = primary.map { [$0] } ?? []
-            var keys = earlier.map { URLRules.normalized($0) ?? $0 }
+            var keys: [String: Int] = [:]
+            keys.reserveCapacity(earlier.count + entry.mirrors.count)
+            if let primary { keys[URLRules.normalized(primary) ?? primary] = 0 }
             for (number, mirror) in entry.mirrors.enumerated() {
                 let key = URLRules.normalized(mirror) ?? mirror
-                if let same = keys.firstIndex(of: key) {
+                if let same = keys[key] {
                     let field = switch style {
                     case .xml: "mirror url"
                     case .json: "mirrors[\(number)]"
@@ -196,8 +199,8 @@ package struct ManifestBuilder {
                         RuleViolation("\(field) is listed twice (as \(what)\(spelling))", value: QuotedValue.quote(mirror)),
                         at: positions[index], entry: index)
                 }
+                keys[key] = earlier.count
                 earlier.append(mirror)
-                keys.append(key)
             }
         }
     }

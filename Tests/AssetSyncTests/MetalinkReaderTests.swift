@@ -156,6 +156,13 @@ import TestSupport
         for index in 0..<20_000 { many += "<file name=\"d/\(index)\">\(Self.complete.replacingOccurrences(of: "h/a", with: "h/\(index)"))</file>\n" }
         many += "</metalink>"
         #expect(try readManifest(many).entries.count == 20_000)
+        // Many urls for one file: each is checked against the others by a table, once; a repeat is still found.
+        var urls = ""
+        for index in 0..<100_000 { urls += "<url>http://m\(index).example/a</url>" }
+        let mirrored = try readManifest(Self.file(Self.complete + urls)).entries[0]
+        #expect(mirrored.url == "http://h/a" && mirrored.mirrors.count == 100_000)
+        #expect(manifestError(Self.file(Self.complete + urls + "<url>HTTP://m7.example/a</url>"))
+            == "m:2:1: <file> \"a\": url is listed twice (as an earlier mirror, spelled \"http://m7.example/a\"): \"HTTP://m7.example/a\"")
     }
 
     @Test func aManifestStillRefusesTextAndAMetalinkNameElsewhereIsNoMetalink() {
