@@ -232,6 +232,17 @@ import TestSupport
         // and a long run of blanks is refused before libxml2 gathers it into one node.
         ("gzip-bomb.xml.gz", #"Error: manifests/invalid/gzip-bomb.xml.gz:3:1048610: more than 1048576 bytes of white space and comments in a row"#),
         ("gzip-bomb.json.gz", #"Error: manifests/invalid/gzip-bomb.json.gz: the manifest is larger than the 256.0 MiB limit once decompressed"#),
+        // --- an entry's proof: a CRC-32, a SHA-256 or both, never neither -----------------------
+        ("crc32-and-sha256-missing.xml", #"Error: manifests/invalid/crc32-and-sha256-missing.xml:3:3: <file>: missing the required attribute crc32 (or sha256)"#),
+        ("crc32-and-sha256-missing.json", #"Error: manifests/invalid/crc32-and-sha256-missing.json:5:5: files[0]: missing the required key "crc32" (or "sha256")"#),
+        // --- Metalinks: each file refused by its name -------------------------------------------
+        ("metalink-size-missing.meta4", #"Error: manifests/invalid/metalink-size-missing.meta4:3:3: <file> "example.iso": has no <size>; a Metalink must give each file's size"#),
+        ("metalink-sha256-missing.meta4", #"Error: manifests/invalid/metalink-sha256-missing.meta4:3:3: <file> "example.iso": has no SHA-256 <hash>; a Metalink's files are proven by their SHA-256, which it must give"#),
+        ("metalink3-sha256-missing.metalink", #"Error: manifests/invalid/metalink3-sha256-missing.metalink:4:3: <file> "repomd.xml": has no SHA-256 <hash>; a Metalink's files are proven by their SHA-256, which it must give"#),
+        ("metalink-url-not-http.meta4", #"Error: manifests/invalid/metalink-url-not-http.meta4:3:3: <file> "example.iso": has no http or https <url> to fetch it from"#),
+        ("metalink-name-dotdot.meta4", #"Error: manifests/invalid/metalink-name-dotdot.meta4:3:3: <file> "../../etc/cron.d/example": path must not have a "." or ".." component: "../../etc/cron.d/example""#),
+        ("metalink-namespace-unknown.meta4", #"Error: manifests/invalid/metalink-namespace-unknown.meta4:2:1: <metalink> is in the namespace "urn:example:not-metalink", which is neither Metalink 4's (urn:ietf:params:xml:ns:metalink) nor Metalink 3's (http://www.metalinker.org/)"#),
+        ("metalink-xxe-file.meta4", "Error: manifests/invalid/metalink-xxe-file.meta4:2:1: " + doctypeRefused),
     ]
 
     static let expectedStderr: [String: String] = Dictionary(
@@ -285,8 +296,8 @@ import TestSupport
             let parts = name.split(separator: ".", omittingEmptySubsequences: false)
             let encoding = parts.count >= 2 ? parts[1] : ""
             let isNamedByRule = (parts.count == 2 || (parts.count == 3 && parts[2] == "gz"))
-                && (encoding == "xml" || encoding == "json") && !parts[0].isEmpty
-            #expect(isNamedByRule, "\(name) is not named <rule>.<xml|json>[.gz]")
+                && ["xml", "json", "meta4", "metalink"].contains(encoding) && !parts[0].isEmpty
+            #expect(isNamedByRule, "\(name) is not named <rule>.<xml|json|meta4|metalink>[.gz]")
         }
         #expect(FileManager.default.fileExists(atPath: Self.invalidDirectory.appendingPathComponent("make-generated.py").path))
     }
