@@ -66,6 +66,24 @@ import TestSupport
         #expect(summary.current == 2 && summary.new == 0)
     }
 
+    @Test("a Metalink the library describes is pulled through it, and what one leaves out is a warning event")
+    func aMetalinkIsDescribedAndPulledWithItsNotesAsWarnings() async throws {
+        let sandbox = try Sandbox(serving: ["a.bin": PullNginxTests.random(4000)])
+        let nginx = try NginxServer(root: sandbox.served)
+        defer { nginx.stop() }
+        let text = try await AssetSync.describe(directory: sandbox.served.path, base: nginx.baseURL, format: .metalink)
+        #expect(text.contains("<hash type=\"sha-256\">") && text.contains("<url priority=\"1\">\(nginx.baseURL)a.bin</url>"))
+        let withPieces = text.replacingOccurrences(of: "</hash>\n", with: "</hash>\n    <pieces length=\"1024\" type=\"sha-1\"><hash>00</hash></pieces>\n")
+        let heard = Heard()
+        let report = try await AssetSync.pull(PullRequest(manifest: .bytes(Array(withPieces.utf8), name: "a.meta4"), destination: sandbox.dest)) {
+            heard.add($0)
+        }
+        #expect(report.succeeded && report.files.map(\.path) == ["a.bin"])
+        #expect(try sandbox.cached() == sandbox.expected)
+        let warnings = heard.all.compactMap { if case .warning(let text) = $0 { text } else { nil } }
+        #expect(warnings == ["a Metalink's <pieces> are not used: each file is proven whole by its SHA-256"])
+    }
+
     @Test("the events of a pull as an AsyncSequence end with the report")
     func theEventSequenceEndsWithTheReport() async throws {
         let (sandbox, nginx, manifest) = try Self.served(["a.bin": PullNginxTests.random(5000)])
