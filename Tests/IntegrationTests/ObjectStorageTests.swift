@@ -96,7 +96,8 @@ struct ObjectStorageTests {
         let store = try ObjectStore()
         defer { store.stop() }
         let sandbox = try Sandbox()
-        let old = PullNginxTests.random(6 << 20)
+        // 24 MiB at 2 MiB/s: the kill at 1 MiB has seconds to spare on a loaded machine before the object is whole.
+        let old = PullNginxTests.random(24 << 20)
         let object = try store.put("a.bin", old)
         sandbox.add("a.bin", old, url: object.url)
         let manifest = try sandbox.manifest()
