@@ -75,7 +75,12 @@ package enum ManifestCommand {
             objectStorage: network.storage, in: context.effects)
         let tally = described.tally
         var how = "\(tally.storedCRC32) by the CRC-32 the store keeps, \(tally.hashed) streamed and hashed"
-        if tally.multipart > 0 { how += " (\(tally.multipart) multipart, whose stored checksum is of their parts)" }
+        var why: [String] = []
+        if tally.multipart > 0 { why.append("\(tally.multipart) multipart, whose stored checksum is of their parts") }
+        if tally.unanswered > 0 {
+            why.append("\(tally.unanswered) whose attributes the store did not give: \(tally.unansweredReason ?? "no answer")")
+        }
+        if !why.isEmpty { how += " (" + why.joined(separator: "; ") + ")" }
         if tally.folders > 0 { how += "; \(tally.folders) folder markers left out" }
         context.console.err("Described \(described.manifest.entries.count) objects under \(location): \(how).\n")
         return (described.manifest, described.text)

@@ -6,6 +6,10 @@ package struct BucketTally: Sendable, Equatable {
     package var hashed = 0
     /// Of `hashed`, multipart uploads whose stored checksum is one of their parts' checksums, not the file's.
     package var multipart = 0
+    /// Of `hashed`, objects whose attributes the store did not give (no GetObjectAttributes, or a
+    /// key without its permission), and why the first was not.
+    package var unanswered = 0
+    package var unansweredReason: String?
     /// Folder markers (an empty object whose key ends in "/"), left out.
     package var folders = 0
 

@@ -125,13 +125,27 @@ package struct BucketDescription {
         if let store = options.objectStore, let target = S3Location.requestURL(for: objects[0].url, at: store) {
             asking.credentialScope.admit(originOf: target)
         }
-        let copies = try fetched(objects.map { ($0.url + "?attributes", ObjectAttributes.sizeLimit) }, options: asking)
+        let copies = try fetchedEach(objects.map { ($0.url + "?attributes", ObjectAttributes.sizeLimit) }, options: asking)
         defer { withExtendedLifetime(copies) {} }
         var crc32s: [UInt32?] = []
         for (index, copy) in copies.enumerated() {
-            let attributes: ObjectAttributes
-            do { attributes = try ObjectAttributes.read(path: copy.path, name: "the attributes of \(objects[index].url)") } catch {
-                throw .bucket(location, Failure(description: error.description, kind: .remote))
+            // A store without GetObjectAttributes (or a key without its permission) costs only a
+            // download: the object is streamed and hashed, as one without a CRC-32 is.
+            var read: ObjectAttributes?
+            var reason = ""
+            switch copy {
+            case .success(let file):
+                do throws(ManifestError) { read = try ObjectAttributes.read(path: file.path, name: "the attributes of \(objects[index].url)") } catch {
+                    reason = error.problem
+                }
+            case .failure(let failure):
+                reason = failure.description
+            }
+            guard let attributes = read else {
+                tally.unanswered += 1
+                tally.unansweredReason = tally.unansweredReason ?? reason
+                crc32s.append(nil)
+                continue
             }
             let crc32 = attributes.size == objects[index].object.size ? attributes.fileCRC32 : nil
             if crc32 == nil, attributes.crc32Base64 != nil, ObjectAttributes.isMultipart(attributes.etag) || attributes.checksumType == "COMPOSITE" {
@@ -180,6 +194,22 @@ package struct BucketDescription {
     /// together; removed when the files go.
     private func fetched(_ documents: [(url: String, limit: Int64)], options: TransferOptions) throws(PublishFailure) -> [TemporaryFile] {
         var files: [TemporaryFile] = []
+        for (index, outcome) in try fetchedEach(documents, options: options).enumerated() {
+            switch outcome {
+            case .success(let file): files.append(file)
+            case .failure(let error):
+                throw .bucket(location, Failure(description: "cannot fetch \(documents[index].url): \(error.description)", kind: .remote))
+            }
+        }
+        return files
+    }
+
+    /// As `fetched`, each document's answer or why there is none (throwing only for a stop, or a
+    /// temporary file that cannot be made).
+    private func fetchedEach(
+        _ documents: [(url: String, limit: Int64)], options: TransferOptions
+    ) throws(PublishFailure) -> [Result<TemporaryFile, ManifestFetcher.Failure>] {
+        var files: [TemporaryFile] = []
         for _ in documents {
             guard let file = TemporaryFile(in: temporaryDirectory, prefix: "assetsync-bucket") else {
                 throw .unwritable(temporaryDirectory, SystemError("mkstemp"))
@@ -191,13 +221,8 @@ package struct BucketDescription {
         }
         let outcomes: [Result<String, ManifestFetcher.Failure>]
         do { outcomes = try ManifestFetcher(options: options, stop: stop).fetch(batch) } catch { throw .interrupted }
-        for (index, outcome) in outcomes.enumerated() {
-            if case .failure(let error) = outcome {
-                if stop.isRequested() { throw .interrupted }
-                throw .bucket(location, Failure(description: "cannot fetch \(documents[index].url): \(error.description)", kind: .remote))
-            }
-        }
-        return files
+        if stop.isRequested() { throw .interrupted }
+        return zip(outcomes, files).map { outcome, file in outcome.map { _ in file } }
     }
 }
 

@@ -60,6 +60,27 @@ struct BucketManifestTests {
         #expect(try sandbox.cached() == sandbox.expected)
     }
 
+    /// A store without GetObjectAttributes (not every S3-compatible one has it) costs downloads, never the manifest.
+    @Test func aStoreWithoutObjectAttributesHasEveryObjectStreamed() throws {
+        let store = try ObjectStore(authenticated: true, withoutAttributes: true)
+        defer { store.stop() }
+        let sandbox = try Sandbox()
+        let data = PullNginxTests.random(30_000)
+        _ = try store.put("plain/a.bin", data, checksum: .crc32)
+        sandbox.add("a.bin", data, url: nil)
+        let output = sandbox.root.path + "/plain.json"
+        let described = try AssetSyncBinary.run(
+            ["manifest", "s3://assets/plain/", "--format", "json", "--output", output, "--endpoint-url", store.endpoint],
+            environment: PrivateBucketTests.environment(sandbox, PrivateBucketTests.keyVariables(store)))
+        #expect(described.status == 0, "\(described.stderr)")
+        #expect(described.stderr.hasPrefix("""
+            Described 1 objects under s3://assets/plain/: 0 by the CRC-32 the store keeps, 1 streamed and hashed \
+            (1 whose attributes the store did not give: HTTP 501).
+
+            """), "\(described.stderr)")
+        #expect(try Self.entries(ofJSON: output) == ["a.bin": ["30000", TestManifest.crc32Hex(data)]])
+    }
+
     /// More keys than a page holds: the listing goes on with its continuation token, every key once.
     @Test func aListingLongerThanAPageIsReadPageByPage() throws {
         let store = try ObjectStore(authenticated: true)

@@ -51,8 +51,9 @@ final class ObjectStore {
     /// The store as a client reaches it: the logging nginx, as an S3 endpoint URL.
     var endpoint: String { String(front.baseURL.dropLast()) }
 
-    /// With `authenticated`, moto checks every request's signature once the IAM user is made.
-    init(authenticated: Bool = false) throws {
+    /// With `authenticated`, moto checks every request's signature once the IAM user is made;
+    /// `withoutAttributes`, the nginx answers GetObjectAttributes 501, as a store without it does.
+    init(authenticated: Bool = false, withoutAttributes: Bool = false) throws {
         scratch = try TemporaryDirectory()
         motoPort = try LoopbackSocket.freePort()
         moto = Process()
@@ -78,6 +79,7 @@ final class ObjectStore {
         do {
             front = try NginxServer(root: scratch.url, extraConfig: """
                 location /\(Self.bucket)/ {
+                    \(withoutAttributes ? "if ($args ~ \"^attributes\") { return 501; }" : "")
                     proxy_pass http://127.0.0.1:\(motoPort);
                     proxy_set_header Host $http_host;
                     proxy_http_version 1.1;
