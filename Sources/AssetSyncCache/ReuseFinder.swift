@@ -1,31 +1,36 @@
 package import AssetSyncModel
 
 /// Finds, for entries about to be fetched, files already on the machine that the state indexes of
-/// some directories record with the same size and CRC-32. Sources are searched in the order given
+/// some directories record with the same size and CRC-32 (or, for an entry that gives a SHA-256
+/// alone, as a Metalink's do, the same size and SHA-256). Sources are searched in the order given
 /// (the caller puts DEST first, then another generation, then each `--reuse-from` in its order);
 /// within one source, in the index's path order. The finder proves nothing: `LocalCopy` does.
-/// An entry or a record without a CRC-32 (a SHA-256 alone) has no key, and is neither looked up nor found.
 package struct ReuseFinder: Sendable {
-    /// The size and CRC-32 of the bytes wanted.
-    struct Key: Hashable {
-        var size: Int64
-        var crc32: UInt32
+    /// The size and checksum of the bytes wanted: the CRC-32 when the entry gives one, else its SHA-256.
+    enum Key: Hashable {
+        case crc32(size: Int64, UInt32)
+        case sha256(size: Int64, SHA256Digest)
 
-        init(size: Int64, crc32: UInt32) {
-            self.size = size
-            self.crc32 = crc32
+        /// The key of `entry`'s bytes; nil when it gives neither checksum.
+        init?(_ entry: ManifestEntry) {
+            if let crc32 = entry.crc32 {
+                self = .crc32(size: entry.size, crc32)
+            } else if let sha256 = entry.sha256 {
+                self = .sha256(size: entry.size, sha256)
+            } else {
+                return nil
+            }
         }
 
-        /// The key of `entry`'s bytes; nil when it gives no CRC-32.
-        init?(_ entry: ManifestEntry) {
-            guard let crc32 = entry.crc32 else { return nil }
-            self.init(size: entry.size, crc32: crc32)
+        /// The keys a record of a file answers to: each checksum it proved.
+        static func of(_ record: FileProof) -> [Key] {
+            (record.crc32.map { [.crc32(size: record.size, $0)] } ?? []) + (record.sha256.map { [.sha256(size: record.size, $0)] } ?? [])
         }
     }
 
     private let candidatesByKey: [Key: [ReuseCandidate]]
 
-    /// Indexes the records of `sources` that match the size and CRC-32 of one of `entries`;
+    /// Indexes the records of `sources` that match the size and checksum of one of `entries`;
     /// the rest of each index (usually most of it) is never kept. The smaller side is the one put
     /// in a hash table: a million new entries against an empty or small index, or a few entries
     /// against a large one, each cost no more than a pass over the larger.
@@ -40,9 +45,9 @@ package struct ReuseFinder: Sendable {
             var all: [Key: [ReuseCandidate]] = [:]
             for source in sources {
                 for entry in source.index.entries {
-                    guard let crc32 = entry.record.crc32 else { continue }
-                    all[Key(size: entry.record.size, crc32: crc32), default: []]
-                        .append(ReuseCandidate(source: source, path: entry.path, record: entry.record))
+                    for key in Key.of(entry.record) {
+                        all[key, default: []].append(ReuseCandidate(source: source, path: entry.path, record: entry.record))
+                    }
                 }
             }
             for entry in entries where entry.size > 0 {
@@ -53,9 +58,9 @@ package struct ReuseFinder: Sendable {
             let wanted = Set(entries.lazy.filter { $0.size > 0 }.compactMap(Key.init))
             for source in sources {
                 for entry in source.index.entries {
-                    guard let crc32 = entry.record.crc32 else { continue }
-                    let key = Key(size: entry.record.size, crc32: crc32)
-                    if wanted.contains(key) { found[key, default: []].append(ReuseCandidate(source: source, path: entry.path, record: entry.record)) }
+                    for key in Key.of(entry.record) where wanted.contains(key) {
+                        found[key, default: []].append(ReuseCandidate(source: source, path: entry.path, record: entry.record))
+                    }
                 }
             }
         }

@@ -33,6 +33,31 @@ import TestSupport
         #expect(ReuseSource(otherCacheAt: directory.path + "/missing") == nil)
     }
 
+    /// An entry with a SHA-256 alone (a Metalink's) finds the files recorded with that size and
+    /// SHA-256, whatever their CRC-32; one with a CRC-32 still goes by it.
+    @Test func anEntryWithASHA256AloneFindsTheFilesRecordedWithIt() throws {
+        let directory = try TemporaryDirectory()
+        let root = try CacheRoot(resolvedPath: directory.path + "/dest")
+        let digest = SHA256Digest(words: (7, 7, 7, 7))
+        let other = SHA256Digest(words: (8, 8, 8, 8))
+        func record(_ crc32: UInt32?, _ sha256: SHA256Digest?) -> FileProof {
+            FileProof(size: 11, mtimeNanoseconds: 1, inode: 2, crc32: crc32, sha256: sha256)
+        }
+        let destination = ReuseSource(destination: root, index: StateIndex(records: [
+            "both.bin": record(Self.helloCRC, digest),
+            "sha-only.bin": record(nil, digest),
+            "crc-only.bin": record(Self.helloCRC, nil),
+            "other-sha.bin": record(nil, other),
+        ]), recordsVouch: true)
+        let strong = ManifestEntry(path: "new.bin", size: 11, crc32: nil, sha256: digest)
+        #expect(ReuseFinder(sources: [destination], for: [strong]).candidates(for: strong).map(\.path) == ["both.bin", "sha-only.bin"])
+        let weak = ManifestEntry(path: "new.bin", size: 11, crc32: Self.helloCRC)
+        #expect(ReuseFinder(sources: [destination], for: [weak]).candidates(for: weak).map(\.path) == ["both.bin", "crc-only.bin"])
+        // Many entries against few records takes the other branch, to the same answer.
+        let many = [strong] + (0..<10).map { ManifestEntry(path: "f\($0)", size: Int64(100 + $0), crc32: UInt32($0)) }
+        #expect(ReuseFinder(sources: [destination], for: many).candidates(for: strong).map(\.path) == ["both.bin", "sha-only.bin"])
+    }
+
     @Test func anotherCacheIsReadThroughItsStateIndexAfterTheDestination() throws {
         let directory = try TemporaryDirectory()
         let entry = ManifestEntry(path: "b.bin", size: 11, crc32: Self.helloCRC)

@@ -105,6 +105,28 @@ import TestSupport
         #expect(try sandbox.cached() == sandbox.expected)
     }
 
+    /// A Metalink's files are proven by their SHA-256 alone, and found by it too: a file renamed in
+    /// the next Metalink is copied from where the cache holds it, not downloaded again.
+    @Test func aFileRenamedInTheNextMetalinkIsCopiedNotDownloaded() throws {
+        let data = PullNginxTests.random(300_000)
+        let sandbox = try Sandbox(serving: ["old/a.bin": data])
+        try sandbox.writeServed("new/b.bin", data)
+        let nginx = try NginxServer(root: sandbox.served)
+        defer { nginx.stop() }
+        let first = sandbox.root.path + "/first.meta4"
+        try Self.metalink([("old/a.bin", data, [nginx.url("old/a.bin")])]).write(toFile: first, atomically: true, encoding: .utf8)
+        #expect(try AssetSyncBinary.run(["pull", first, "--dest", sandbox.dest]).status == 0)
+        let second = sandbox.root.path + "/second.meta4"
+        try Self.metalink([("new/b.bin", data, [nginx.url("new/b.bin")])]).write(toFile: second, atomically: true, encoding: .utf8)
+        nginx.clearAccessLog()
+        let planned = try AssetSyncBinary.run(["plan", second, "--dest", sandbox.dest])
+        #expect(planned.stdout.contains("may be copied from old/a.bin"), "\(planned.stdout)")
+        let pulled = try AssetSyncBinary.run(["pull", second, "--dest", sandbox.dest])
+        #expect(pulled.status == 0, "\(pulled.stderr)")
+        #expect(sandbox.finalContent("new/b.bin") == data)
+        #expect(nginx.settledAccessLog().isEmpty, "\(nginx.settledAccessLog().map(\.raw))")
+    }
+
     /// curl's CVE-2021-22922 left a file that failed its Metalink hash on disk, under its name.
     @Test(arguments: [5000, 2_000_000])
     func aFileFailingItsSHA256NeverReachesItsFinalPath(size: Int) throws {
