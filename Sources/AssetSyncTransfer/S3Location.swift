@@ -13,15 +13,18 @@ package struct S3Location: Equatable, Sendable {
         self.key = key
     }
 
-    /// `s3://BUCKET/KEY`, else nil: a bucket name as S3 allows one (3 to 63 lowercase letters,
-    /// digits, dots and hyphens, starting and ending with a letter or digit).
+    /// `s3://BUCKET/KEY` (the key percent-encoded as any URL's path; a query or fragment is no part
+    /// of it), else nil: a bucket name as S3 allows one (`URLRules.isBucketName`).
     package init?(_ url: String) {
-        guard url.hasPrefix("s3://") else { return nil }
-        let rest = url.dropFirst("s3://".count)
-        let bucket = rest.prefix { $0 != "/" }
-        guard URLRules.isBucketName(bucket.utf8) else { return nil }
-        self.bucket = String(bucket)
-        key = String(rest.dropFirst(bucket.count).drop { $0 == "/" })
+        guard let (location, _) = Self.parse(url) else { return nil }
+        self = location
+    }
+
+    /// `url`'s object and its query (with its "?"; empty without one).
+    private static func parse(_ url: String) -> (location: S3Location, query: Substring)? {
+        guard URLRules.isObjectStoreURL(url), let parts = try? URLRules.parse(url, field: "url") else { return nil }
+        let location = S3Location(bucket: parts.authority, key: ObjectStoreAccess.decoded(parts.path.dropFirst()))
+        return (location, parts.rest.prefix { $0 != "#" })
     }
 
     /// Where a request for this object goes, as it must be signed: the URL, its `Host`, its path.
@@ -55,9 +58,7 @@ package struct S3Location: Equatable, Sendable {
     /// The URL a request for the manifest URL `url` (`s3://BUCKET/KEY`, the key percent-encoded as
     /// any URL's path, perhaps with a query) goes to at `store`; nil when `url` is no such URL.
     package static func requestURL(for url: String, at store: ObjectStoreAccess) -> String? {
-        guard URLRules.isObjectStoreURL(url), let parts = try? URLRules.parse(url, field: "url") else { return nil }
-        let key = ObjectStoreAccess.decoded(parts.path.dropFirst())
-        let query = parts.rest.prefix { $0 != "#" }
-        return S3Location(bucket: parts.authority.lowercased(), key: key).target(at: store).url + query
+        guard let (location, query) = parse(url) else { return nil }
+        return location.target(at: store).url + query
     }
 }
