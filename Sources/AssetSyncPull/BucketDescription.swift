@@ -50,7 +50,13 @@ package struct BucketDescription {
     /// The manifest, its entries in path order, and how each was described.
     package func describe() throws(PublishFailure) -> (manifest: Manifest, tally: BucketTally) {
         var builder = ManifestBuilder(manifestName: "the base URL", style: .xml)
-        do { try builder.setBase(base, at: SourcePosition(line: 1, column: 1)) } catch { throw .invalidBase(error) }
+        let start = SourcePosition(line: 1, column: 1)
+        do throws(ManifestError) {
+            try builder.setVersion("\(Manifest.supportedVersion)", at: start)
+            try builder.setBase(base, at: start)
+        } catch {
+            throw .invalidBase(error)
+        }
         var tally = BucketTally()
         var entries: [ManifestEntry] = []
         var token: String?
@@ -94,7 +100,12 @@ package struct BucketDescription {
             token = page.continuationToken
         } while token != nil
         entries.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        return (Manifest(base: base, entries: entries), tally)
+        // What spans keys: S3 has "a" and "a/b", or a name in NFC and NFD, side by side; a manifest cannot.
+        for entry in entries { builder.add(entry, urlsAreAbsolute: true, at: start) }
+        do { return (try builder.finish(), tally) } catch {
+            throw .bucket(location, Failure(
+                description: "the keys cannot be listed in one manifest: \(error.problem)\(error.value.map { ": " + $0 } ?? "")", kind: .invalidInput))
+        }
     }
 
     /// `s3://BUCKET/PREFIX/`, for messages.

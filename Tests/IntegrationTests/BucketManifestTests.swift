@@ -81,6 +81,22 @@ struct BucketManifestTests {
         #expect(try Self.entries(ofJSON: output) == ["a.bin": ["30000", TestManifest.crc32Hex(data)]])
     }
 
+    /// S3 keeps "a" and "a/b" side by side; a cache directory cannot hold both, so no manifest lists them.
+    @Test func keysThatCannotShareACacheAreRefusedByName() throws {
+        let store = try ObjectStore(authenticated: true)
+        defer { store.stop() }
+        let sandbox = try Sandbox()
+        _ = try store.put("clash/a", Data("file".utf8), checksum: .crc32)
+        _ = try store.put("clash/a/b", Data("under it".utf8), checksum: .crc32)
+        let described = try AssetSyncBinary.run(
+            ["manifest", "s3://assets/clash/", "--endpoint-url", store.endpoint],
+            environment: PrivateBucketTests.environment(sandbox, PrivateBucketTests.keyVariables(store)))
+        #expect(described.status == 2 && described.stdout.isEmpty, "\(described.stderr)")
+        #expect(described.stderr.hasPrefix(
+            "Error: cannot describe s3://assets/clash/: the keys cannot be listed in one manifest: path is a file here but a directory of \"a/b\""),
+            "\(described.stderr)")
+    }
+
     /// More keys than a page holds: the listing goes on with its continuation token, every key once.
     @Test func aListingLongerThanAPageIsReadPageByPage() throws {
         let store = try ObjectStore(authenticated: true)
