@@ -80,6 +80,7 @@ extension AssetSync {
     package static func describe(
         directory: String, base: String, withSHA256: Bool, chunks: Bool, format: ManifestFormat
     ) throws(PublishFailure) -> (manifest: Manifest, text: String) {
+        try ManifestPublishing.checkBase(base, for: format.written)
         let manifest = try ManifestPublishing.describe(directory, base: base, withSHA256: withSHA256 || format == .metalink, chunks: chunks)
         return (manifest, ManifestPublishing.text(of: manifest, format: format.written))
     }
@@ -149,11 +150,12 @@ extension AssetSync {
     /// its store keeps, or streamed and hashed.
     package static func describe(
         bucket location: String, base: String?, withSHA256: Bool, format: ManifestFormat, options: TransferOptions,
-        objectStorage: ObjectStorageRequest, in effects: ProcessEffects
+        objectStorage: ObjectStorageRequest, stop: StopSource, temporaryDirectory: String
     ) throws(PublishFailure) -> (manifest: Manifest, text: String, tally: BucketTally) {
+        try ManifestPublishing.checkBase(base ?? location, for: format.written)
         let described = try BucketDescription.describe(
             location, base: base, withSHA256: withSHA256 || format == .metalink, options: options, objectStorage: objectStorage,
-            stop: effects.stop, temporaryDirectory: effects.temporaryDirectory)
+            stop: stop, temporaryDirectory: temporaryDirectory)
         return (described.manifest, ManifestPublishing.text(of: described.manifest, format: format.written), described.tally)
     }
 

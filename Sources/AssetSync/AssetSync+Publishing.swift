@@ -23,9 +23,7 @@ extension AssetSync {
     ) async throws(AssetSyncError) -> String {
         try await run { _ throws(AssetSyncError) in
             do throws(PublishFailure) {
-                let manifest = try ManifestPublishing.describe(
-                    directory, base: base, withSHA256: sha256 || format == .metalink, chunks: chunks && format != .metalink)
-                return ManifestPublishing.text(of: manifest, format: format.written)
+                return try describe(directory: directory, base: base, withSHA256: sha256, chunks: chunks && format != .metalink, format: format).text
             } catch {
                 throw AssetSyncError(error)
             }
@@ -45,14 +43,10 @@ extension AssetSync {
         let storage = network.objectStorage.request
         return try await run { stop throws(AssetSyncError) in
             do throws(PublishFailure) {
-                if format == .metalink, URLRules.isObjectStoreURL(base ?? bucket) {
-                    throw .invalidBase(ManifestError(
-                        manifest: "the base URL", problem: "a Metalink's URLs are http or https, which its clients fetch: give the base where the bucket is served"))
-                }
-                let described = try BucketDescription.describe(
-                    bucket, base: base, withSHA256: sha256 || format == .metalink, options: options, objectStorage: storage, stop: stop,
-                    temporaryDirectory: TemporaryFile.processDirectory)
-                return ManifestPublishing.text(of: described.manifest, format: format.written)
+                return try describe(
+                    bucket: bucket, base: base, withSHA256: sha256, format: format, options: options, objectStorage: storage, stop: stop,
+                    temporaryDirectory: TemporaryFile.processDirectory
+                ).text
             } catch {
                 throw AssetSyncError(error)
             }

@@ -27,11 +27,6 @@ package enum ManifestCommand {
                 UsageError(message: "'--chunks' has no place in a Metalink: write them in an xml or json manifest", command: "manifest"),
                 console: console)
         }
-        if format == .metalink, URLRules.isObjectStoreURL(base) {
-            throw CommandLineTool.usageFailure(
-                UsageError(message: "a Metalink's URLs are http or https, which its clients fetch: give '--base <url>' where the bucket is served", command: "manifest"),
-                console: console)
-        }
         let signing = try signing(arguments, console: console)
         let report = PublishFailureReport(console: console, command: "manifest")
         let network: (options: TransferOptions, storage: ObjectStorageRequest)?
@@ -72,7 +67,7 @@ package enum ManifestCommand {
     ) throws(PublishFailure) -> (manifest: Manifest, text: String) {
         let described = try AssetSync.describe(
             bucket: location, base: base, withSHA256: arguments.flags.contains("--sha256"), format: format, options: network.options,
-            objectStorage: network.storage, in: context.effects)
+            objectStorage: network.storage, stop: context.effects.stop, temporaryDirectory: context.effects.temporaryDirectory)
         let tally = described.tally
         var how = "\(tally.storedCRC32) by the CRC-32 the store keeps, \(tally.hashed) streamed and hashed"
         var why: [String] = []

@@ -25,6 +25,14 @@ package enum ManifestPublishing {
         }
     }
 
+    /// Refuses a base that `format`'s readers cannot fetch: a Metalink's clients take http(s) urls
+    /// only, never an `s3://` one; checked before anything is described.
+    package static func checkBase(_ base: String, for format: ManifestWriter.Format) throws(PublishFailure) {
+        guard format == .meta4, URLRules.isObjectStoreURL(base) else { return }
+        throw .invalidBase(ManifestError(
+            manifest: "the base URL", problem: "a Metalink's URLs are http or https, which its clients fetch: give the base where the files are served"))
+    }
+
     /// `manifest` as text in `format` (a Metalink's entries must give their SHA-256).
     package static func text(of manifest: Manifest, format: ManifestWriter.Format) -> String { ManifestWriter.render(manifest, as: format) }
 
