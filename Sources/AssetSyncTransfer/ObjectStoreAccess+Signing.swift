@@ -3,8 +3,8 @@ import AssetSyncModel
 extension ObjectStoreAccess {
     /// The signature headers for a GET of `url` at `seconds` since the epoch, signing its `Range`
     /// (`range`, as libcurl sends it: `bytes=` and the value) and its `If-Range` and `x-amz-`
-    /// headers among `headers` ("Name: value"); and the URL to send, its path and query spelled as they were signed. Nil
-    /// when `url` does not parse or there is no key.
+    /// headers among `headers` ("Name: value"); and the URL to send, its path and query spelled as
+    /// they were signed. Nil when `url` does not parse or there is no key.
     func sign(_ url: String, range: String?, headers: [String], at seconds: Int64) -> (url: String, headers: [String])? {
         guard let credentials, let parts = try? URLRules.parse(url, field: "url") else { return nil }
         let query = parts.rest.prefix { $0 != "#" }.dropFirst()
